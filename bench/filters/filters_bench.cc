@@ -1,0 +1,109 @@
+// Filter micro-benchmarks: add, contains (present), contains (absent) and
+// remove in ns/op for every filter of ours and for libbloom, at n = 10^6 and
+// 10^7 and p = 1% and 0.1%, on 60-byte URL keys, hashing included.
+// Run: build/release/bench/filters/filters_bench; ratios: bench/filters/report.py.
+#include <benchmark/benchmark.h>
+
+#include <map>
+#include <memory>
+#include <utility>
+
+#include "bench/filters/filter_adapters.h"
+#include "bench/filters/key_set.h"
+
+namespace sumcache::bench {
+
+const KeySet& present_keys(std::uint64_t n) {
+  static std::map<std::uint64_t, std::unique_ptr<KeySet>> cache;
+  auto& slot = cache[n];
+  if (!slot) slot = std::make_unique<KeySet>(0, n);
+  return *slot;
+}
+
+const KeySet& absent_keys() {
+  static const KeySet keys(kAbsentBase, kQueryKeys);
+  return keys;
+}
+
+namespace {
+
+std::uint64_t n_of(const benchmark::State& state) { return static_cast<std::uint64_t>(state.range(0)); }
+double p_of(const benchmark::State& state) { return static_cast<double>(state.range(1)) / 1e6; }
+
+// One filled filter per (type, n, p), shared by the contains benchmarks.
+template <class F>
+F& filled(std::uint64_t n, double p) {
+  static std::map<std::pair<std::uint64_t, double>, std::unique_ptr<F>> cache;
+  auto& slot = cache[{n, p}];
+  if (!slot) {
+    slot = std::make_unique<F>(n, p);
+    const KeySet& keys = present_keys(n);
+    for (std::uint64_t i = 0; i < n; ++i) slot->add(keys.at(i));
+  }
+  return *slot;
+}
+
+template <class F>
+void report_memory(benchmark::State& state, const F& filter, std::uint64_t n) {
+  state.counters["bytes_per_key"] =
+      static_cast<double>(filter.memory_bytes()) / static_cast<double>(n);
+}
+
+template <class F>
+void BM_add(benchmark::State& state) {
+  const std::uint64_t n = n_of(state);
+  const KeySet& keys = present_keys(n);
+  F filter(n, p_of(state));
+  std::uint64_t i = 0;
+  for (auto _ : state) {
+    filter.add(keys.at(i));
+    if (++i == n) i = 0;
+  }
+  report_memory(state, filter, n);
+}
+
+template <class F>
+void contains_loop(benchmark::State& state, F& filter, const KeySet& keys, std::uint64_t count) {
+  const std::uint64_t mask = kQueryKeys - 1;
+  std::uint64_t i = 0;
+  std::uint64_t hits = 0;
+  for (auto _ : state) {
+    hits += filter.contains(keys.at(i % count)) ? 1 : 0;
+    i = (i + 1) & mask;
+  }
+  benchmark::DoNotOptimize(hits);
+}
+
+template <class F>
+void BM_contains_present(benchmark::State& state) {
+  const std::uint64_t n = n_of(state);
+  F& filter = filled<F>(n, p_of(state));
+  contains_loop(state, filter, present_keys(n), std::min(n, kQueryKeys));
+  report_memory(state, filter, n);
+}
+
+template <class F>
+void BM_contains_absent(benchmark::State& state) {
+  const std::uint64_t n = n_of(state);
+  F& filter = filled<F>(n, p_of(state));
+  contains_loop(state, filter, absent_keys(), kQueryKeys);
+  report_memory(state, filter, n);
+}
+
+void sizes(benchmark::internal::Benchmark* b) {
+  for (std::int64_t n : {1'000'000, 10'000'000}) {
+    for (std::int64_t ppm : {10'000, 1'000}) b->Args({n, ppm});
+  }
+  b->ArgNames({"n", "p_ppm"});
+}
+
+#define SUMCACHE_FILTER_BENCHES(F)                              \
+  BENCHMARK_TEMPLATE(BM_add, F)->Apply(sizes);                  \
+  BENCHMARK_TEMPLATE(BM_contains_present, F)->Apply(sizes);     \
+  BENCHMARK_TEMPLATE(BM_contains_absent, F)->Apply(sizes)
+
+SUMCACHE_FILTER_BENCHES(LibBloomAdapter);
+SUMCACHE_FILTER_BENCHES(BloomAdapter);
+
+}  // namespace
+}  // namespace sumcache::bench
