@@ -29,8 +29,9 @@ class ScalableBloomFilter {
 
   // *result is true if the key was added, false if it was, or looked, present already;
   // then nothing changes, so repeats use no capacity. size_overflow, and nothing
-  // changes, if a new sub-filter is needed and would pass max_bits. Beware that
-  // `if (f.add(key))` tests for success, not for insertion.
+  // changes, if a new sub-filter is needed and cannot be made: past max_bits or
+  // kMaxBits, or 64-bit capacity. Beware that `if (f.add(key))` tests for success,
+  // not for insertion.
   Result<bool> add(std::string_view key) { return add(hasher_(key)); }
   Result<bool> add(const Hash128& h);
   bool contains(std::string_view key) const { return contains(hasher_(key)); }
