@@ -28,6 +28,8 @@ class FilterCategory final : public std::error_category {
       case FilterErrc::checksum_mismatch: return "checksum mismatch: input is damaged";
       case FilterErrc::remove_underflow: return "remove refused: a counter would go below zero";
       case FilterErrc::invalid_growth: return "growth factor must be >= 2 and ratio in (0, 1)";
+      case FilterErrc::unsupported_kernel: return "this CPU lacks the feature the kernel needs";
+      case FilterErrc::size_mismatch: return "batch output and input differ in length";
     }
     return "unknown filters error";
   }

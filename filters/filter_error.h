@@ -23,6 +23,8 @@ enum class FilterErrc {
   checksum_mismatch,     // the payload is damaged
   remove_underflow,      // a counter would go below zero: the key was never added
   invalid_growth,        // scalable filter: growth factor or tightening ratio out of range
+  unsupported_kernel,    // the requested SIMD kernel needs a CPU feature this machine lacks
+  size_mismatch,         // a batch's output span is not as long as its input
 };
 
 const std::error_category& filter_category() noexcept;
