@@ -1,0 +1,77 @@
+#include "daemon/http/vary.h"
+
+#include <gtest/gtest.h>
+
+namespace sumcache::daemon {
+namespace {
+
+// RFC 9111 §4.1: without Vary every request matches.
+TEST(Vary, EmptyVaryMatchesEveryRequest) {
+  EXPECT_EQ(secondary_key("", {{"Accept", "x"}}), "");
+  EXPECT_TRUE(vary_matches("", "", {{"Accept-Encoding", "gzip"}}));
+}
+
+// RFC 9111 §4.1: "*" always fails to match.
+TEST(Vary, StarNeverMatches_Rfc9111_4_1) {
+  EXPECT_FALSE(secondary_key("*", {}).has_value());
+  EXPECT_FALSE(secondary_key("Accept, *", {{"Accept", "x"}}).has_value());
+  EXPECT_FALSE(vary_matches("*", "", {}));
+  EXPECT_TRUE(vary_is_star(" accept ,* "));
+  EXPECT_FALSE(vary_is_star("Accept"));
+}
+
+// The key follows Vary's order with names lower-cased, so its text is stable.
+TEST(Vary, KeyFollowsVaryOrderWithLowerCaseNames) {
+  const HeaderList request = {{"accept-encoding", "gzip"}, {"ACCEPT-LANGUAGE", "en"}};
+  EXPECT_EQ(secondary_key("Accept-Language, Accept-Encoding", request),
+            "accept-language:en\naccept-encoding:gzip\n");
+  EXPECT_EQ(secondary_key("accept-encoding,ACCEPT-LANGUAGE", request),
+            "accept-encoding:gzip\naccept-language:en\n");
+}
+
+TEST(Vary, FieldNamesMatchCaseInsensitively_Rfc9110_5_1) {
+  const auto stored = secondary_key("Accept-Encoding", {{"Accept-Encoding", "br"}});
+  EXPECT_TRUE(vary_matches("accept-encoding", *stored, {{"ACCEPT-ENCODING", "br"}}));
+}
+
+// RFC 9111 §4.1: an absent field only matches an absent field.
+TEST(Vary, AbsentMatchesOnlyAbsent) {
+  const auto absent = secondary_key("Accept-Encoding", {});
+  EXPECT_EQ(absent, "accept-encoding\n");
+  EXPECT_TRUE(vary_matches("Accept-Encoding", *absent, {{"Accept", "x"}}));
+  EXPECT_FALSE(vary_matches("Accept-Encoding", *absent, {{"Accept-Encoding", ""}}));
+  EXPECT_FALSE(vary_matches("Accept-Encoding", *absent, {{"Accept-Encoding", "gzip"}}));
+}
+
+// RFC 9111 §4.1: whitespace where the syntax allows it and combining lines
+// do not make requests differ.
+TEST(Vary, NormalizesWhitespaceAndFieldLines) {
+  const auto stored = secondary_key("Accept-Encoding", {{"Accept-Encoding", "gzip, deflate"}});
+  EXPECT_TRUE(vary_matches("Accept-Encoding", *stored, {{"Accept-Encoding", "gzip,deflate"}}));
+  EXPECT_TRUE(
+      vary_matches("Accept-Encoding", *stored, {{"Accept-Encoding", "  gzip ,\t deflate ,"}}));
+  EXPECT_TRUE(vary_matches("Accept-Encoding", *stored,
+                           {{"Accept-Encoding", "gzip"}, {"Accept-Encoding", "deflate"}}));
+  const auto agent = secondary_key("User-Agent", {{"User-Agent", "a/1  (x;\ty)"}});
+  EXPECT_EQ(agent, "user-agent:a/1 (x; y)\n");
+}
+
+// Values are compared as they are: a needless miss is safe, a false match is not.
+TEST(Vary, DifferentValuesDoNotMatch) {
+  const auto stored = secondary_key("Accept-Encoding", {{"Accept-Encoding", "gzip"}});
+  EXPECT_FALSE(vary_matches("Accept-Encoding", *stored, {{"Accept-Encoding", "br"}}));
+  EXPECT_FALSE(vary_matches("Accept-Encoding", *stored, {{"Accept-Encoding", "GZIP"}}));
+  EXPECT_FALSE(vary_matches("Accept-Encoding", *stored, {{"Accept-Encoding", "gzip, br"}}));
+}
+
+TEST(Vary, WhitespaceInsideQuotedStringsIsKept) {
+  EXPECT_NE(secondary_key("X-Q", {{"X-Q", R"("a  b")"}}),
+            secondary_key("X-Q", {{"X-Q", R"("a b")"}}));
+}
+
+TEST(Vary, RepeatedNamesCountOnce) {
+  EXPECT_EQ(secondary_key("Accept, accept, ACCEPT", {{"Accept", "x"}}), "accept:x\n");
+}
+
+}  // namespace
+}  // namespace sumcache::daemon
