@@ -1,0 +1,46 @@
+#pragma once
+// cache and filter: the local store's budgets and the counting filter that summarises it.
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+
+#include "config/size_string.h"
+
+namespace sumcache::config {
+
+struct MemoryTierConfig {
+  std::uint64_t max_bytes = 256 * kMiB;
+  friend bool operator==(const MemoryTierConfig&, const MemoryTierConfig&) = default;
+};
+
+struct DiskTierConfig {
+  bool enabled = true;
+  std::filesystem::path path = "./var/cache";  // relative to the daemon's working directory
+  std::uint64_t max_bytes = kGiB;
+  bool fsync = false;
+  friend bool operator==(const DiskTierConfig&, const DiskTierConfig&) = default;
+};
+
+struct CacheConfig {
+  MemoryTierConfig memory;
+  DiskTierConfig disk;
+  std::uint64_t max_object_bytes = 64 * kMiB;
+  // Heuristic freshness (RFC 9111 section 4.2.2): this fraction of the time since
+  // Last-Modified, capped at heuristic_max_ms; 10% is the RFC's example.
+  double heuristic_fraction = 0.1;
+  std::chrono::milliseconds heuristic_max_ms{86400000};
+  std::uint32_t shards = 64;
+  friend bool operator==(const CacheConfig&, const CacheConfig&) = default;
+};
+
+// Summary Cache (Fan et al., SIGCOMM 1998): 16 bits per cached document with k = 4.
+struct FilterConfig {
+  double bits_per_entry = 16;
+  std::uint32_t hashes = 4;
+  std::uint64_t expected_entries = 0;  // 0: derived, see filter_expected_entries()
+  std::uint64_t avg_object_bytes = 16 * kKiB;
+  friend bool operator==(const FilterConfig&, const FilterConfig&) = default;
+};
+
+}  // namespace sumcache::config

@@ -1,0 +1,50 @@
+#pragma once
+// cluster and peers: how this node shares what it caches with the other nodes.
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+#include "config/proxy_config.h"
+
+namespace sumcache::config {
+
+enum class Sharing { none, summary, icp };
+
+struct ClusterTlsConfig {
+  bool enabled = false;
+  std::filesystem::path cert_file;
+  std::filesystem::path key_file;
+  std::filesystem::path ca_file;  // empty: the system store
+  friend bool operator==(const ClusterTlsConfig&, const ClusterTlsConfig&) = default;
+};
+
+struct ClusterConfig {
+  Sharing sharing = Sharing::none;
+  std::string secret;                 // inline, or read from secret_file by load_config_file
+  std::filesystem::path secret_file;  // as written; relative to the config file's directory
+  Endpoint peer_listen{"127.0.0.1", 3130};
+  std::uint16_t icp_port = 3131;  // UDP
+  // Publish a summary update once this share of the cached documents is new, or after
+  // update_max_interval_ms; the paper measured 1% to 10%.
+  double update_threshold_percent = 1.0;
+  std::chrono::milliseconds update_max_interval_ms{5000};
+  std::chrono::milliseconds summary_expiry_ms{60000};  // an older summary attracts no requests
+  std::chrono::milliseconds peer_timeout_ms{2000};
+  bool store_peer_hits = true;  // false is Squid's proxy-only
+  ClusterTlsConfig tls;
+  friend bool operator==(const ClusterConfig&, const ClusterConfig&) = default;
+};
+
+struct PeerConfig {
+  std::string id;    // required; unique, and not this node's id
+  std::string host;  // required; an IP literal or a DNS name
+  std::uint16_t http_port = 3128;
+  std::uint16_t peer_port = 3130;
+  std::uint16_t icp_port = 3131;
+  std::uint32_t weight = 1;
+  friend bool operator==(const PeerConfig&, const PeerConfig&) = default;
+};
+
+}  // namespace sumcache::config

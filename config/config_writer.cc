@@ -1,0 +1,136 @@
+#include "config/config_writer.h"
+
+#include "config/enum_names.h"
+#include "config/net_syntax.h"
+
+namespace sumcache::config::detail {
+namespace {
+
+// Writes "<name>" and "<name>_file" for a secret; parse_config refuses both set at once, so
+// as written only one appears when the file is used.
+void write_secret(Json& j, const std::string& name, const std::string& value,
+                  const std::filesystem::path& file, Secrets secrets) {
+  j[name + "_file"] = file.string();
+  if (!file.empty() && secrets != Secrets::with_values) return;
+  j[name] = secrets == Secrets::redacted && !value.empty() ? "<redacted>" : value;
+}
+
+Json write_endpoint(const std::string& address, std::uint16_t port) {
+  return {{"address", address}, {"port", port}};
+}
+
+Json write_admin(const AdminConfig& a, Secrets secrets) {
+  Json j = write_endpoint(a.address, a.port);
+  j["enabled"] = a.enabled;
+  j["allow"] = a.allow;
+  write_secret(j, "token", a.token, a.token_file, secrets);
+  return j;
+}
+
+Json write_mode_section(const Config& c) {
+  if (c.mode == Mode::forward) {
+    Json allow = Json::array();
+    for (const PortRange& range : c.forward.allow_ports) allow.push_back(format_port_range(range));
+    return {{"connect_ports", c.forward.connect_ports}, {"allow_ports", allow}};
+  }
+  const ReverseConfig& r = c.reverse;
+  return {{"origin", format_origin(r.origin)},
+          {"host_header", enum_name(r.host_header)},
+          {"tls",
+           {{"verify", r.tls.verify},
+            {"ca_file", r.tls.ca_file.string()},
+            {"server_name", r.tls.server_name}}}};
+}
+
+Json write_limits(const LimitsConfig& l) {
+  return {{"max_header_bytes", l.max_header_bytes},
+          {"max_body_bytes", l.max_body_bytes},
+          {"max_connections", l.max_connections},
+          {"client_idle_timeout_ms", l.client_idle_timeout_ms.count()},
+          {"client_request_timeout_ms", l.client_request_timeout_ms.count()},
+          {"upstream_connect_timeout_ms", l.upstream_connect_timeout_ms.count()},
+          {"upstream_first_byte_timeout_ms", l.upstream_first_byte_timeout_ms.count()},
+          {"upstream_io_timeout_ms", l.upstream_io_timeout_ms.count()},
+          {"upstream_idle_timeout_ms", l.upstream_idle_timeout_ms.count()},
+          {"upstream_max_idle_per_origin", l.upstream_max_idle_per_origin},
+          {"collapsed_wait_ms", l.collapsed_wait_ms.count()},
+          {"drain_timeout_ms", l.drain_timeout_ms.count()},
+          {"dns_timeout_ms", l.dns_timeout_ms.count()}};
+}
+
+Json write_cache(const CacheConfig& c) {
+  return {{"memory", {{"max_bytes", c.memory.max_bytes}}},
+          {"disk",
+           {{"enabled", c.disk.enabled},
+            {"path", c.disk.path.string()},
+            {"max_bytes", c.disk.max_bytes},
+            {"fsync", c.disk.fsync}}},
+          {"max_object_bytes", c.max_object_bytes},
+          {"heuristic_fraction", c.heuristic_fraction},
+          {"heuristic_max_ms", c.heuristic_max_ms.count()},
+          {"shards", c.shards}};
+}
+
+Json write_cluster(const ClusterConfig& c, Secrets secrets) {
+  Json j = {{"sharing", enum_name(c.sharing)},
+            {"peer_listen", write_endpoint(c.peer_listen.address, c.peer_listen.port)},
+            {"icp_port", c.icp_port},
+            {"update_threshold_percent", c.update_threshold_percent},
+            {"update_max_interval_ms", c.update_max_interval_ms.count()},
+            {"summary_expiry_ms", c.summary_expiry_ms.count()},
+            {"peer_timeout_ms", c.peer_timeout_ms.count()},
+            {"store_peer_hits", c.store_peer_hits},
+            {"tls",
+             {{"enabled", c.tls.enabled},
+              {"cert_file", c.tls.cert_file.string()},
+              {"key_file", c.tls.key_file.string()},
+              {"ca_file", c.tls.ca_file.string()}}}};
+  write_secret(j, "secret", c.secret, c.secret_file, secrets);
+  return j;
+}
+
+Json write_peers(const std::vector<PeerConfig>& peers) {
+  Json j = Json::array();
+  for (const PeerConfig& p : peers) {
+    j.push_back({{"id", p.id},
+                 {"host", p.host},
+                 {"http_port", p.http_port},
+                 {"peer_port", p.peer_port},
+                 {"icp_port", p.icp_port},
+                 {"weight", p.weight}});
+  }
+  return j;
+}
+
+}  // namespace
+
+Json write_config(const Config& c, Secrets secrets) {
+  Json listen = Json::array();
+  for (const Endpoint& e : c.listen) listen.push_back(write_endpoint(e.address, e.port));
+  const FilterConfig& f = c.filter;
+  const LogConfig& log = c.log;
+  Json j = {{"node", {{"id", c.node.id}}},
+            {"mode", enum_name(c.mode)},
+            {"workers", c.workers},
+            {"listen", listen},
+            {"admin", write_admin(c.admin, secrets)},
+            {"access", {{"allow_clients", c.access.allow_clients}}},
+            {"limits", write_limits(c.limits)},
+            {"cache", write_cache(c.cache)},
+            {"filter",
+             {{"bits_per_entry", f.bits_per_entry},
+              {"hashes", f.hashes},
+              {"expected_entries", f.expected_entries},
+              {"avg_object_bytes", f.avg_object_bytes}}},
+            {"log",
+             {{"level", enum_name(log.level)},
+              {"access_log", log.access_log},
+              {"access_format", enum_name(log.access_format)},
+              {"error_log", log.error_log}}},
+            {"cluster", write_cluster(c.cluster, secrets)},
+            {"peers", write_peers(c.peers)}};
+  j[enum_name(c.mode)] = write_mode_section(c);
+  return j;
+}
+
+}  // namespace sumcache::config::detail

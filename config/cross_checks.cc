@@ -1,0 +1,109 @@
+#include "config/cross_checks.h"
+
+#include <string>
+#include <vector>
+
+#include "config/config_error.h"
+#include "config/json_value.h"
+#include "config/net_syntax.h"
+
+namespace sumcache::config::detail {
+namespace {
+
+// The filters library caps a filter at 2^40 bits (filters/filter_params.h, kMaxBits); config
+// depends on nothing of ours, so the limit is repeated here.
+constexpr double kMaxFilterBits = 1099511627776.0;
+
+struct Listener {
+  std::string path;  // of the address and port pair, "$.listen[0]"
+  std::string address;
+  std::uint16_t port;
+};
+
+// Two TCP listeners of one address family collide on a port when their addresses are equal or
+// either is the wildcard; with SO_REUSEPORT a collision would not even fail to bind, it would
+// split connections between them. IPv6 listeners are IPv6-only (IPV6_V6ONLY), so "0.0.0.0"
+// and "::" on one port is the dual-stack setup, not a collision.
+bool collide(const Listener& a, const Listener& b) {
+  if (a.port == 0 || a.port != b.port) return false;  // port 0 picks a free port
+  auto ip_a = parse_ip(a.address);  // both valid: the section readers checked them
+  auto ip_b = parse_ip(b.address);
+  if (ip_a->v6 != ip_b->v6) return false;
+  return ip_a->is_unspecified() || ip_b->is_unspecified() || *ip_a == *ip_b;
+}
+
+void check_listeners(const Config& config) {
+  std::vector<Listener> listeners;
+  for (std::size_t i = 0; i < config.listen.size(); ++i) {
+    const Endpoint& e = config.listen[i];
+    listeners.push_back({element_path("$.listen", i), e.address, e.port});
+  }
+  if (config.admin.enabled) {
+    listeners.push_back({"$.admin", config.admin.address, config.admin.port});
+  }
+  if (config.cluster.sharing == Sharing::summary) {
+    const Endpoint& e = config.cluster.peer_listen;
+    listeners.push_back({"$.cluster.peer_listen", e.address, e.port});
+  }
+  for (std::size_t i = 1; i < listeners.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (!collide(listeners[i], listeners[j])) continue;
+      throw ConfigError(listeners[i].path + ".port", "port " + std::to_string(listeners[i].port) +
+                                                         " on " + listeners[i].address +
+                                                         " collides with " + listeners[j].path +
+                                                         " (" + listeners[j].address + ")");
+    }
+  }
+}
+
+void check_budgets(const Config& config) {
+  const CacheConfig& cache = config.cache;
+  auto too_small = [&](const char* path, std::uint64_t budget) {
+    throw ConfigError(path, "must be at least max_object_bytes (" +
+                                std::to_string(cache.max_object_bytes) + ", got " +
+                                std::to_string(budget) + ")");
+  };
+  if (cache.memory.max_bytes < cache.max_object_bytes) {
+    too_small("$.cache.memory.max_bytes", cache.memory.max_bytes);
+  }
+  if (cache.disk.enabled && cache.disk.max_bytes < cache.max_object_bytes) {
+    too_small("$.cache.disk.max_bytes", cache.disk.max_bytes);
+  }
+  double bits = static_cast<double>(filter_expected_entries(config)) * config.filter.bits_per_entry;
+  if (bits > kMaxFilterBits) {
+    throw ConfigError("$.filter.expected_entries",
+                      "the filter would need more than 2^40 bits (" +
+                          std::to_string(filter_expected_entries(config)) +
+                          " entries at bits_per_entry); lower it, or raise avg_object_bytes");
+  }
+}
+
+void check_peers(const Config& config) {
+  const auto& peers = config.peers;
+  for (std::size_t i = 0; i < peers.size(); ++i) {
+    std::string path = element_path("$.peers", i);
+    if (peers[i].id == config.node.id) {
+      throw ConfigError(path + ".id", "\"" + peers[i].id + "\" is this node's own id ($.node.id)");
+    }
+    for (std::size_t j = 0; j < i; ++j) {
+      if (peers[j].id == peers[i].id) {
+        throw ConfigError(path + ".id", "duplicate peer id \"" + peers[i].id + "\" (also " +
+                                            element_path("$.peers", j) + ".id)");
+      }
+      if (peers[j].host == peers[i].host && peers[j].http_port == peers[i].http_port) {
+        throw ConfigError(path + ".host",
+                          "same host and http_port as " + element_path("$.peers", j));
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void check_cross_fields(const Config& config) {
+  check_listeners(config);
+  check_budgets(config);
+  check_peers(config);
+}
+
+}  // namespace sumcache::config::detail

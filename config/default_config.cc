@@ -1,0 +1,84 @@
+#include "config/default_config.h"
+
+namespace sumcache::config {
+
+Config default_config() { return Config{}; }
+
+// Every field at its default, in the order docs/configuration.md describes them. Tests hold
+// this text equal to Config{} and to the fields to_json() writes, so none can drift.
+std::string default_config_json() {
+  return R"json({
+  "node": { "id": "sumcache-1" },
+  "mode": "forward",
+  "workers": 0,
+  "listen": [ { "address": "127.0.0.1", "port": 3128 } ],
+  "admin": {
+    "enabled": true,
+    "address": "127.0.0.1",
+    "port": 3129,
+    "token": "",
+    "token_file": "",
+    "allow": [ "127.0.0.0/8", "::1/128" ]
+  },
+  "forward": {
+    "connect_ports": [ 443 ],
+    "allow_ports": [ "80", "443", "1025-65535" ]
+  },
+  "access": {
+    "allow_clients": [ "127.0.0.0/8", "::1/128", "10.0.0.0/8", "172.16.0.0/12",
+                       "192.168.0.0/16", "fc00::/7" ]
+  },
+  "limits": {
+    "max_header_bytes": "64KiB",
+    "max_body_bytes": "1GiB",
+    "max_connections": 10000,
+    "client_idle_timeout_ms": 60000,
+    "client_request_timeout_ms": 30000,
+    "upstream_connect_timeout_ms": 5000,
+    "upstream_first_byte_timeout_ms": 30000,
+    "upstream_io_timeout_ms": 30000,
+    "upstream_idle_timeout_ms": 60000,
+    "upstream_max_idle_per_origin": 32,
+    "collapsed_wait_ms": 30000,
+    "drain_timeout_ms": 10000,
+    "dns_timeout_ms": 5000
+  },
+  "cache": {
+    "memory": { "max_bytes": "256MiB" },
+    "disk": { "enabled": true, "path": "./var/cache", "max_bytes": "1GiB", "fsync": false },
+    "max_object_bytes": "64MiB",
+    "heuristic_fraction": 0.1,
+    "heuristic_max_ms": 86400000,
+    "shards": 64
+  },
+  "filter": {
+    "bits_per_entry": 16,
+    "hashes": 4,
+    "expected_entries": 0,
+    "avg_object_bytes": "16KiB"
+  },
+  "log": {
+    "level": "info",
+    "access_log": "-",
+    "access_format": "squid",
+    "error_log": "-"
+  },
+  "cluster": {
+    "sharing": "none",
+    "secret": "",
+    "secret_file": "",
+    "peer_listen": { "address": "127.0.0.1", "port": 3130 },
+    "icp_port": 3131,
+    "update_threshold_percent": 1.0,
+    "update_max_interval_ms": 5000,
+    "summary_expiry_ms": 60000,
+    "peer_timeout_ms": 2000,
+    "store_peer_hits": true,
+    "tls": { "enabled": false, "cert_file": "", "key_file": "", "ca_file": "" }
+  },
+  "peers": []
+}
+)json";
+}
+
+}  // namespace sumcache::config

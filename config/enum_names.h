@@ -1,0 +1,69 @@
+#pragma once
+// The JSON spelling of every config enum, in one table per enum, for reading, writing and
+// logging them.
+
+#include <array>
+#include <optional>
+#include <string_view>
+#include <utility>
+
+#include "config/config.h"
+
+namespace sumcache::config {
+
+template <class E>
+struct EnumNames;
+
+template <class E, std::size_t N>
+using NameTable = std::array<std::pair<E, std::string_view>, N>;
+
+template <>
+struct EnumNames<Mode> {
+  static constexpr NameTable<Mode, 2> kNames{
+      {{Mode::forward, "forward"}, {Mode::reverse, "reverse"}}};
+};
+template <>
+struct EnumNames<Scheme> {
+  static constexpr NameTable<Scheme, 2> kNames{{{Scheme::http, "http"}, {Scheme::https, "https"}}};
+};
+template <>
+struct EnumNames<HostHeader> {
+  static constexpr NameTable<HostHeader, 2> kNames{
+      {{HostHeader::keep, "keep"}, {HostHeader::origin, "origin"}}};
+};
+template <>
+struct EnumNames<LogLevel> {
+  static constexpr NameTable<LogLevel, 5> kNames{{{LogLevel::trace, "trace"},
+                                                  {LogLevel::debug, "debug"},
+                                                  {LogLevel::info, "info"},
+                                                  {LogLevel::warn, "warn"},
+                                                  {LogLevel::error, "error"}}};
+};
+template <>
+struct EnumNames<AccessFormat> {
+  static constexpr NameTable<AccessFormat, 2> kNames{
+      {{AccessFormat::squid, "squid"}, {AccessFormat::combined, "combined"}}};
+};
+template <>
+struct EnumNames<Sharing> {
+  static constexpr NameTable<Sharing, 3> kNames{
+      {{Sharing::none, "none"}, {Sharing::summary, "summary"}, {Sharing::icp, "icp"}}};
+};
+
+template <class E>
+constexpr std::string_view enum_name(E value) {
+  for (const auto& [v, name] : EnumNames<E>::kNames) {
+    if (v == value) return name;
+  }
+  return "?";
+}
+
+template <class E>
+constexpr std::optional<E> enum_from_name(std::string_view name) {
+  for (const auto& [v, n] : EnumNames<E>::kNames) {
+    if (n == name) return v;
+  }
+  return std::nullopt;
+}
+
+}  // namespace sumcache::config

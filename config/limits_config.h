@@ -1,0 +1,31 @@
+#pragma once
+// limits: the resource caps and timeouts of client and upstream connections. All of them can
+// change on SIGHUP; ranges and reasons are in docs/configuration.md.
+
+#include <chrono>
+#include <cstdint>
+
+#include "config/size_string.h"
+
+namespace sumcache::config {
+
+struct LimitsConfig {
+  using ms = std::chrono::milliseconds;
+
+  std::uint64_t max_header_bytes = 64 * kKiB;
+  std::uint64_t max_body_bytes = kGiB;  // request bodies
+  std::uint32_t max_connections = 10000;
+  ms client_idle_timeout_ms{60000};
+  ms client_request_timeout_ms{30000};  // to read a whole request head
+  ms upstream_connect_timeout_ms{5000};
+  ms upstream_first_byte_timeout_ms{30000};
+  ms upstream_io_timeout_ms{30000};
+  ms upstream_idle_timeout_ms{60000};
+  std::uint32_t upstream_max_idle_per_origin = 32;
+  ms collapsed_wait_ms{30000};  // how long a miss waits on another request's fetch of its key
+  ms drain_timeout_ms{10000};
+  ms dns_timeout_ms{5000};
+  friend bool operator==(const LimitsConfig&, const LimitsConfig&) = default;
+};
+
+}  // namespace sumcache::config

@@ -1,0 +1,81 @@
+#include "config/load_config.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+#include "config/read_config.h"
+#include "config/section_readers.h"
+#include "config/size_string.h"
+#include "config/strict_json.h"
+
+namespace sumcache::config {
+namespace {
+
+// Caps keep a mistaken path (a log, /dev/zero) from being read whole.
+constexpr std::size_t kMaxConfigBytes = 4 * kMiB;
+constexpr std::size_t kMaxSecretBytes = 64 * kKiB;
+
+// The file's contents, or throws at path with the reason it could not be read.
+std::string read_file(const std::filesystem::path& file, std::size_t max_bytes,
+                      const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec)) {
+    throw ConfigError(path, "cannot read " + file.string() + ": is a directory");
+  }
+  std::ifstream in(file, std::ios::binary);
+  if (!in) {
+    throw ConfigError(path, "cannot read " + file.string() + ": " + std::strerror(errno));
+  }
+  std::string text(max_bytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  if (in.bad()) {
+    throw ConfigError(path, "cannot read " + file.string() + ": " + std::strerror(errno));
+  }
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text.size() > max_bytes) {
+    throw ConfigError(path, "cannot read " + file.string() + ": larger than " +
+                                std::to_string(max_bytes) + " bytes");
+  }
+  return text;
+}
+
+// The secret in file (relative to base), trailing newlines trimmed: editors and `echo` add one.
+std::string read_secret(const std::filesystem::path& base, const std::filesystem::path& file,
+                        const std::string& path) {
+  std::string secret = read_file(base / file, kMaxSecretBytes, path);
+  while (!secret.empty() && (secret.back() == '\n' || secret.back() == '\r')) secret.pop_back();
+  if (secret.empty()) throw ConfigError(path, (base / file).string() + " is empty");
+  return secret;
+}
+
+}  // namespace
+
+Config parse_config(std::string_view json_text, std::string_view source_name) {
+  try {
+    return detail::read_config(detail::parse_strict_json(json_text));
+  } catch (const ConfigError& e) {
+    throw ConfigError(e.path(), e.reason(), std::string(source_name));
+  }
+}
+
+Config load_config_file(const std::filesystem::path& file) {
+  try {
+    Config config = parse_config(read_file(file, kMaxConfigBytes, "$"), file.string());
+    std::filesystem::path base = file.parent_path();
+    if (!config.admin.token_file.empty()) {
+      config.admin.token = read_secret(base, config.admin.token_file, "$.admin.token_file");
+    }
+    if (!config.cluster.secret_file.empty()) {
+      const std::string path = "$.cluster.secret_file";
+      config.cluster.secret = read_secret(base, config.cluster.secret_file, path);
+      detail::require(path, detail::check_cluster_secret(config.cluster.secret));
+    }
+    return config;
+  } catch (const ConfigError& e) {
+    if (!e.source().empty()) throw;
+    throw ConfigError(e.path(), e.reason(), file.string());
+  }
+}
+
+}  // namespace sumcache::config

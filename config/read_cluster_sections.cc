@@ -1,0 +1,92 @@
+// Readers of the cluster and peers sections.
+
+#include "config/net_syntax.h"
+#include "config/section_readers.h"
+
+namespace sumcache::config::detail {
+namespace {
+
+constexpr std::int64_t kHourMs = 3'600'000;
+constexpr std::int64_t kDayMs = 24 * kHourMs;
+// 128 bits, as for an HMAC key (RFC 2104 section 3 asks for at least the output length).
+constexpr std::size_t kMinSecretBytes = 16;
+
+void read_cluster_tls(ObjectReader& r, ClusterTlsConfig& out) {
+  r.read("enabled", out.enabled);
+  r.read("cert_file", out.cert_file);
+  r.read("key_file", out.key_file);
+  r.read("ca_file", out.ca_file);
+  if (!out.enabled) return;
+  if (out.cert_file.empty()) throw ConfigError(r.path_of("cert_file"), "required when enabled");
+  if (out.key_file.empty()) throw ConfigError(r.path_of("key_file"), "required when enabled");
+}
+
+void check_secret_source(ObjectReader& r, const ClusterConfig& out) {
+  if (!out.secret.empty() && !out.secret_file.empty()) {
+    throw ConfigError(r.path_of("secret_file"), "secret and secret_file both given; keep one");
+  }
+  if (!out.secret.empty()) require(r.path_of("secret"), check_cluster_secret(out.secret));
+  if (out.sharing == Sharing::summary && out.secret.empty() && out.secret_file.empty()) {
+    throw ConfigError(r.path_of("secret"),
+                      "required when sharing is \"summary\": it authenticates the summaries "
+                      "(or give secret_file)");
+  }
+}
+
+PeerConfig read_peer(const Json& value, const std::string& path) {
+  PeerConfig peer;
+  ObjectReader::read_object(value, path, [&](ObjectReader& r) {
+    for (std::string_view required : {"id", "host"}) {
+      if (r.find(required) == nullptr) throw ConfigError(r.path_of(required), "required");
+    }
+    r.read("id", peer.id);
+    require(r.path_of("id"), check_node_id(peer.id));
+    r.read("host", peer.host);
+    require(r.path_of("host"), check_host(peer.host));
+    r.read_integer("http_port", peer.http_port, 1, 65535);
+    r.read_integer("peer_port", peer.peer_port, 1, 65535);
+    r.read_integer("icp_port", peer.icp_port, 1, 65535);
+    r.read_integer("weight", peer.weight, 1, 100);
+  });
+  return peer;
+}
+
+}  // namespace
+
+std::string check_cluster_secret(const std::string& secret) {
+  if (secret.size() >= kMinSecretBytes) return {};
+  return "must be at least " + std::to_string(kMinSecretBytes) + " bytes (got " +
+         std::to_string(secret.size()) + ")";
+}
+
+void read_cluster(ObjectReader& r, ClusterConfig& out) {
+  r.read_enum("sharing", out.sharing);
+  r.read("secret", out.secret);
+  r.read("secret_file", out.secret_file);
+  r.section("peer_listen", [&](ObjectReader& listen) {
+    read_address_port(listen, out.peer_listen.address, out.peer_listen.port);
+  });
+  r.read_integer("icp_port", out.icp_port, 0, 65535);
+  r.read("update_threshold_percent", out.update_threshold_percent, 0.1, 10.0);
+  r.read("update_max_interval_ms", out.update_max_interval_ms, 100, kHourMs);
+  r.read("summary_expiry_ms", out.summary_expiry_ms, 1000, kDayMs);
+  r.read("peer_timeout_ms", out.peer_timeout_ms, 1, kHourMs);
+  r.read("store_peer_hits", out.store_peer_hits);
+  r.section("tls", [&](ObjectReader& tls) { read_cluster_tls(tls, out.tls); });
+  check_secret_source(r, out);
+  if (out.summary_expiry_ms <= out.update_max_interval_ms) {
+    throw ConfigError(r.path_of("summary_expiry_ms"),
+                      "must be greater than update_max_interval_ms (" +
+                          std::to_string(out.update_max_interval_ms.count()) +
+                          "), or a quiet peer's summary would expire between its updates");
+  }
+}
+
+void read_peers(const Json& value, const std::string& path, std::vector<PeerConfig>& out) {
+  out.clear();
+  for_each_element(value, path, [&](const Json& element, const std::string& element_path) {
+    out.push_back(read_peer(element, element_path));
+  });
+}
+
+}  // namespace sumcache::config::detail

@@ -1,0 +1,69 @@
+// Readers of the limits, cache, filter and log sections. The ranges here are the ones
+// docs/configuration.md lists; the reasons for the less obvious ones are given there.
+
+#include "config/section_readers.h"
+
+namespace sumcache::config::detail {
+namespace {
+
+constexpr std::int64_t kHourMs = 3'600'000;
+constexpr std::int64_t kYearMs = std::int64_t{365} * 24 * kHourMs;
+// Budgets stay far below 2^63 so that sums and products of them cannot overflow.
+constexpr std::uint64_t kMaxMemoryBytes = 64 * kTiB;
+constexpr std::uint64_t kMaxDiskBytes = 1024 * kTiB;
+
+}  // namespace
+
+void read_limits(ObjectReader& r, LimitsConfig& out) {
+  r.read_size("max_header_bytes", out.max_header_bytes, kKiB, kMiB);
+  r.read_size("max_body_bytes", out.max_body_bytes, 0, kTiB);
+  r.read_integer("max_connections", out.max_connections, 1, 1'000'000);
+  r.read("client_idle_timeout_ms", out.client_idle_timeout_ms, 1, kHourMs);
+  r.read("client_request_timeout_ms", out.client_request_timeout_ms, 1, kHourMs);
+  r.read("upstream_connect_timeout_ms", out.upstream_connect_timeout_ms, 1, kHourMs);
+  r.read("upstream_first_byte_timeout_ms", out.upstream_first_byte_timeout_ms, 1, kHourMs);
+  r.read("upstream_io_timeout_ms", out.upstream_io_timeout_ms, 1, kHourMs);
+  r.read("upstream_idle_timeout_ms", out.upstream_idle_timeout_ms, 1, kHourMs);
+  r.read_integer("upstream_max_idle_per_origin", out.upstream_max_idle_per_origin, 0, 65536);
+  r.read("collapsed_wait_ms", out.collapsed_wait_ms, 0, kHourMs);
+  r.read("drain_timeout_ms", out.drain_timeout_ms, 0, kHourMs);
+  r.read("dns_timeout_ms", out.dns_timeout_ms, 1, kHourMs);
+}
+
+void read_cache(ObjectReader& r, CacheConfig& out) {
+  r.section("memory", [&](ObjectReader& memory) {
+    memory.read_size("max_bytes", out.memory.max_bytes, kMiB, kMaxMemoryBytes);
+  });
+  r.section("disk", [&](ObjectReader& disk) {
+    disk.read("enabled", out.disk.enabled);
+    disk.read("path", out.disk.path);
+    disk.read_size("max_bytes", out.disk.max_bytes, kMiB, kMaxDiskBytes);
+    disk.read("fsync", out.disk.fsync);
+    if (out.disk.enabled && out.disk.path.empty()) {
+      throw ConfigError(disk.path_of("path"), "must not be empty while the disk tier is enabled");
+    }
+  });
+  r.read_size("max_object_bytes", out.max_object_bytes, 1, kTiB);
+  r.read("heuristic_fraction", out.heuristic_fraction, 0.0, 1.0);
+  r.read("heuristic_max_ms", out.heuristic_max_ms, 0, kYearMs);
+  r.read_integer("shards", out.shards, 1, 1024);
+}
+
+void read_filter(ObjectReader& r, FilterConfig& out) {
+  r.read("bits_per_entry", out.bits_per_entry, 4.0, 64.0);
+  r.read_integer("hashes", out.hashes, 1, 16);
+  r.read_integer("expected_entries", out.expected_entries, 0, std::int64_t{1} << 38);
+  r.read_size("avg_object_bytes", out.avg_object_bytes, 64, kGiB);
+}
+
+void read_log(ObjectReader& r, LogConfig& out) {
+  r.read_enum("level", out.level);
+  r.read("access_log", out.access_log);
+  r.read_enum("access_format", out.access_format);
+  r.read("error_log", out.error_log);
+  if (out.error_log.empty()) {
+    throw ConfigError(r.path_of("error_log"), "must not be empty (\"-\" is stderr)");
+  }
+}
+
+}  // namespace sumcache::config::detail

@@ -1,0 +1,177 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "config/config_json.h"
+#include "config/default_config.h"
+#include "config/load_config.h"
+
+namespace sumcache::config {
+namespace {
+
+std::vector<std::filesystem::path> example_files() {
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(SUMCACHE_CONFIG_EXAMPLES_DIR)) {
+    if (entry.path().extension() == ".json") files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::set<std::string> leaf_pointers(const nlohmann::json& j) {
+  std::set<std::string> pointers;
+  const nlohmann::json flat = j.flatten();
+  for (const auto& item : flat.items()) pointers.insert(item.key());
+  return pointers;
+}
+
+TEST(DefaultConfig, EqualsTheEmbeddedJson) {
+  EXPECT_EQ(parse_config(default_config_json(), "<default>"), default_config());
+}
+
+TEST(DefaultConfig, EmbeddedJsonSpellsOutEveryField) {
+  auto written = nlohmann::json::parse(default_config_json());
+  EXPECT_EQ(leaf_pointers(written), leaf_pointers(to_json(default_config(), false)));
+}
+
+TEST(DefaultConfig, IsASingleLoopbackForwardProxy) {
+  Config c = default_config();
+  EXPECT_EQ(c.mode, Mode::forward);
+  ASSERT_EQ(c.listen.size(), 1U);
+  EXPECT_EQ(c.listen[0], (Endpoint{"127.0.0.1", 3128}));
+  EXPECT_EQ(c.cluster.sharing, Sharing::none);
+  EXPECT_TRUE(c.peers.empty());
+  // Never an open proxy by default.
+  for (const auto& cidr : c.access.allow_clients) {
+    EXPECT_NE(cidr, "0.0.0.0/0");
+    EXPECT_NE(cidr, "::/0");
+  }
+  // Summary Cache's parameters: 16 bits per document, 4 hashes.
+  EXPECT_EQ(c.filter.bits_per_entry, 16.0);
+  EXPECT_EQ(c.filter.hashes, 4U);
+}
+
+TEST(ParseConfig, EmptyObjectTakesEveryDefault) {
+  EXPECT_EQ(parse_config("{}", "empty"), default_config());
+}
+
+TEST(ParseConfig, MissingFieldsKeepTheirDefaults) {
+  Config c = parse_config(R"({"limits": {"max_connections": 5}, "cache": {"disk": {}}})", "t");
+  Config expected = default_config();
+  expected.limits.max_connections = 5;
+  EXPECT_EQ(c, expected);
+}
+
+TEST(ParseConfig, ReadsEveryKindOfValue) {
+  Config c = parse_config(R"({
+    "node": {"id": "n-1.a_b"}, "mode": "reverse", "workers": 8,
+    "listen": [{"address": "::1", "port": 80}, {"port": 81}],
+    "reverse": {"origin": "https://[2001:db8::1]:8443/", "host_header": "origin",
+                "tls": {"verify": false, "ca_file": "ca.pem", "server_name": "www.example"}},
+    "limits": {"client_idle_timeout_ms": 1500, "max_header_bytes": 2048},
+    "cache": {"heuristic_fraction": 0.25, "memory": {"max_bytes": "1GiB"}},
+    "log": {"level": "debug", "access_log": ""},
+    "peers": [{"id": "b", "host": "cache-b.example", "weight": 3}]
+  })",
+                          "t");
+  EXPECT_EQ(c.node.id, "n-1.a_b");
+  EXPECT_EQ(c.mode, Mode::reverse);
+  EXPECT_EQ(c.workers, 8U);
+  EXPECT_EQ(c.listen[1], (Endpoint{"127.0.0.1", 81}));
+  EXPECT_EQ(c.reverse.origin, (OriginUrl{Scheme::https, "2001:db8::1", 8443}));
+  EXPECT_EQ(c.reverse.host_header, HostHeader::origin);
+  EXPECT_FALSE(c.reverse.tls.verify);
+  EXPECT_EQ(c.reverse.tls.ca_file, "ca.pem");
+  EXPECT_EQ(c.limits.client_idle_timeout_ms, std::chrono::milliseconds(1500));
+  EXPECT_EQ(c.limits.max_header_bytes, 2048U);
+  EXPECT_EQ(c.cache.heuristic_fraction, 0.25);
+  EXPECT_EQ(c.cache.memory.max_bytes, kGiB);
+  EXPECT_EQ(c.log.level, LogLevel::debug);
+  EXPECT_EQ(c.log.access_log, "");
+  ASSERT_EQ(c.peers.size(), 1U);
+  EXPECT_EQ(c.peers[0], (PeerConfig{"b", "cache-b.example", 3128, 3130, 3131, 3}));
+}
+
+TEST(ParseConfig, OriginPortDefaultsToTheSchemes) {
+  auto origin = [](const char* url) {
+    std::string text = std::string(R"({"mode": "reverse", "reverse": {"origin": ")") + url + "\"}}";
+    return parse_config(text, "t").reverse.origin;
+  };
+  EXPECT_EQ(origin("http://example.com"), (OriginUrl{Scheme::http, "example.com", 80}));
+  EXPECT_EQ(origin("https://example.com"), (OriginUrl{Scheme::https, "example.com", 443}));
+}
+
+TEST(ParseConfig, ForwardPortsTakeIntegersAndRanges) {
+  Config c = parse_config(R"({"forward": {"allow_ports": [80, "8080", "1025-2000"],
+                                          "connect_ports": []}})",
+                          "t");
+  EXPECT_EQ(c.forward.allow_ports, (std::vector<PortRange>{{80, 80}, {8080, 8080}, {1025, 2000}}));
+  EXPECT_TRUE(c.forward.connect_ports.empty());
+}
+
+TEST(ParseConfig, FilterEntriesDeriveFromTheCacheBudgets) {
+  Config c = default_config();
+  // (256 MiB + 1 GiB) / 16 KiB
+  EXPECT_EQ(filter_expected_entries(c), 81920U);
+  c.cache.disk.enabled = false;
+  EXPECT_EQ(filter_expected_entries(c), 16384U);
+  c.filter.expected_entries = 1000;
+  EXPECT_EQ(filter_expected_entries(c), 1000U);
+}
+
+TEST(Examples, EveryExampleLoads) {
+  auto files = example_files();
+  ASSERT_GE(files.size(), 2U) << SUMCACHE_CONFIG_EXAMPLES_DIR;
+  for (const auto& file : files) {
+    SCOPED_TRACE(file.string());
+    EXPECT_NO_THROW(load_config_file(file));
+  }
+}
+
+TEST(Examples, ForwardAndReverseAreWhatTheirNamesSay) {
+  std::filesystem::path dir = SUMCACHE_CONFIG_EXAMPLES_DIR;
+  EXPECT_EQ(load_config_file(dir / "forward.json").mode, Mode::forward);
+  Config reverse = load_config_file(dir / "reverse.json");
+  EXPECT_EQ(reverse.mode, Mode::reverse);
+  EXPECT_EQ(reverse.reverse.origin, (OriginUrl{Scheme::http, "127.0.0.1", 8080}));
+}
+
+// "/peers/0/id" -> "peers[].id" and "/admin/allow/1" -> "admin.allow", the way
+// docs/configuration.md names fields.
+std::string doc_name(const std::string& pointer) {
+  std::string name;
+  std::size_t start = 1;
+  while (start <= pointer.size()) {
+    std::size_t end = std::min(pointer.find('/', start), pointer.size());
+    std::string segment = pointer.substr(start, end - start);
+    bool index = segment.find_first_not_of("0123456789") == std::string::npos;
+    if (index && end < pointer.size()) name += "[]";
+    if (!index) name += (name.empty() ? "" : ".") + segment;
+    start = end + 1;
+  }
+  return name;
+}
+
+TEST(Docs, DescribeEveryField) {
+  std::ifstream in(SUMCACHE_CONFIG_DOC);
+  ASSERT_TRUE(in) << SUMCACHE_CONFIG_DOC;
+  std::stringstream doc;
+  doc << in.rdbuf();
+  Config reverse = parse_config(R"({"mode": "reverse", "reverse": {"origin": "http://o"},
+                                    "peers": [{"id": "p", "host": "h"}]})",
+                                "t");
+  for (const Config& c : {default_config(), reverse}) {
+    for (const std::string& pointer : leaf_pointers(to_json(c, false))) {
+      if (pointer == "/peers") continue;  // the empty array
+      std::string name = "`" + doc_name(pointer) + "`";
+      EXPECT_NE(doc.str().find(name), std::string::npos) << name << " is not in the docs";
+    }
+  }
+}
+
+}  // namespace
+}  // namespace sumcache::config

@@ -1,0 +1,192 @@
+// Every class of config error, each with the exact JSON path its message must name.
+
+#include <gtest/gtest.h>
+
+#include "config/load_config.h"
+
+namespace sumcache::config {
+namespace {
+
+struct BadConfig {
+  const char* name;
+  const char* json;
+  const char* path;    // ConfigError::path(), and at the start of the message
+  const char* reason;  // a part of ConfigError::reason()
+};
+
+// Names the case in test output instead of dumping its bytes.
+void PrintTo(const BadConfig& bad, std::ostream* out) { *out << bad.name; }  // NOLINT: gtest name
+
+class ConfigErrors : public testing::TestWithParam<BadConfig> {};
+
+TEST_P(ConfigErrors, NameTheJsonPath) {
+  const BadConfig& bad = GetParam();
+  try {
+    parse_config(bad.json, "test.json");
+    FAIL() << "accepted: " << bad.json;
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.path(), bad.path) << e.what();
+    EXPECT_NE(e.reason().find(bad.reason), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()), "test.json: " + e.path() + ": " + e.reason());
+  }
+}
+
+const BadConfig kBadConfigs[] = {
+    // Syntax.
+    {"InvalidJson", R"({"mode": )", "$", "invalid JSON: parse error at line 1, column 10"},
+    {"RootNotAnObject", "[]", "$", "expected object, got array"},
+    {"DuplicateField", R"({"limits": {"max_connections": 1, "max_connections": 2}})",
+     "$.limits.max_connections", "field given more than once"},
+    {"DuplicateFieldInArray", R"({"peers": [{"id": "a", "host": "h"}, {"id": "b", "id": "c"}]})",
+     "$.peers[1].id", "field given more than once"},
+    // Unknown fields.
+    {"UnknownTopLevelField", R"({"mdoe": "forward"})", "$.mdoe",
+     "unknown field (did you mean \"mode\"?)"},
+    {"UnknownNestedField", R"({"cache": {"disk": {"pathh": "/x"}}})", "$.cache.disk.pathh",
+     "unknown field"},
+    {"UnknownFieldWithoutNearName", R"({"limits": {"idle_timeout_ms": 5}})",
+     "$.limits.idle_timeout_ms", "unknown field"},
+    {"UnknownFieldInArrayElement", R"({"listen": [{"port": 1, "adress": "::1"}]})",
+     "$.listen[0].adress", "unknown field (did you mean \"address\"?)"},
+    // Types.
+    {"StringForInteger", R"({"listen": [{"port": "3128"}]})", "$.listen[0].port",
+     "expected integer, got string"},
+    {"FractionForInteger", R"({"workers": 1.5})", "$.workers", "expected integer, got number"},
+    {"IntegerForBoolean", R"({"cache": {"disk": {"fsync": 1}}})", "$.cache.disk.fsync",
+     "expected boolean, got integer"},
+    {"ArrayForSection", R"({"limits": []})", "$.limits", "expected object, got array"},
+    {"ObjectForArray", R"({"listen": {"port": 1}})", "$.listen", "expected array, got object"},
+    {"NullForString", R"({"node": {"id": null}})", "$.node.id", "expected string, got null"},
+    {"BooleanForSize", R"({"cache": {"max_object_bytes": true}})", "$.cache.max_object_bytes",
+     "expected integer or size string, got boolean"},
+    // Ranges and syntax of values.
+    {"TimeoutZero", R"({"limits": {"client_idle_timeout_ms": 0}})",
+     "$.limits.client_idle_timeout_ms", "must be between 1 and 3600000 (got 0)"},
+    {"NegativePort", R"({"admin": {"port": -1}})", "$.admin.port",
+     "must be between 0 and 65535 (got -1)"},
+    {"HugeInteger", R"({"workers": 18446744073709551615})", "$.workers",
+     "must be between 0 and 256"},
+    {"PeerPortZero", R"({"peers": [{"id": "a", "host": "h", "http_port": 0}]})",
+     "$.peers[0].http_port", "must be between 1 and 65535"},
+    {"BitsPerEntryTooFew", R"({"filter": {"bits_per_entry": 2}})", "$.filter.bits_per_entry",
+     "must be between 4.0 and 64.0 (got 2)"},
+    {"HeaderCapTooSmall", R"({"limits": {"max_header_bytes": "512B"}})",
+     "$.limits.max_header_bytes", "must be between 1KiB and 1MiB (got 512B)"},
+    {"DecimalSizeUnit", R"({"cache": {"memory": {"max_bytes": "10MB"}}})",
+     "$.cache.memory.max_bytes", "ambiguous"},
+    {"NegativeSize", R"({"cache": {"max_object_bytes": -5}})", "$.cache.max_object_bytes",
+     "must not be negative"},
+    {"UnknownEnumName", R"({"mode": "fwd"})", "$.mode",
+     "must be one of \"forward\", \"reverse\" (got \"fwd\")"},
+    {"BadNodeId", R"({"node": {"id": "my node"}})", "$.node.id", "must be 1 to 64 of"},
+    {"EmptyListen", R"({"listen": []})", "$.listen", "at least one address"},
+    {"HostNameAsListenAddress", R"({"listen": [{"address": "localhost"}]})", "$.listen[0].address",
+     "IPv4 or IPv6 address literal"},
+    {"BadCidr", R"({"access": {"allow_clients": ["10.0.0.0"]}})", "$.access.allow_clients[0]",
+     "expected a CIDR"},
+    {"CidrWithHostBits", R"({"admin": {"allow": ["127.0.0.1/8"]}})", "$.admin.allow[0]",
+     "bits set beyond the /8 prefix"},
+    {"CidrPrefixTooLong", R"({"access": {"allow_clients": ["::1/129"]}})",
+     "$.access.allow_clients[0]", "prefix length must be 0 to 128"},
+    {"NoClientsAllowed", R"({"access": {"allow_clients": []}})", "$.access.allow_clients",
+     "must not be empty"},
+    {"AdminAllowsNobody", R"({"admin": {"allow": []}})", "$.admin.allow", "must not be empty"},
+    {"BackwardPortRange", R"({"forward": {"allow_ports": ["80", "2000-1000"]}})",
+     "$.forward.allow_ports[1]", "expected a port or a range like \"1025-65535\""},
+    {"PortRangeFromZero", R"({"forward": {"allow_ports": ["0-80"]}})", "$.forward.allow_ports[0]",
+     "within 1 to 65535"},
+    {"BadOriginScheme", R"({"mode": "reverse", "reverse": {"origin": "ftp://a"}})",
+     "$.reverse.origin", "expected \"http://host[:port]\""},
+    {"OriginWithPath", R"({"mode": "reverse", "reverse": {"origin": "http://a:80/app"}})",
+     "$.reverse.origin", "with no path"},
+    {"OriginPortZero", R"({"mode": "reverse", "reverse": {"origin": "http://a:0"}})",
+     "$.reverse.origin", "expected"},
+    {"BadPeerHost", R"({"peers": [{"id": "a", "host": "-bad-"}]})", "$.peers[0].host",
+     "DNS host name"},
+    {"EmptyErrorLog", R"({"log": {"error_log": ""}})", "$.log.error_log", "must not be empty"},
+    {"EmptyDiskPath", R"({"cache": {"disk": {"path": ""}}})", "$.cache.disk.path",
+     "must not be empty while the disk tier is enabled"},
+    // Contradictions.
+    {"ReverseWithoutOrigin", R"({"mode": "reverse"})", "$.reverse.origin",
+     "required in reverse mode"},
+    {"ReverseSectionInForwardMode", R"({"reverse": {"origin": "http://127.0.0.1:8080"}})",
+     "$.reverse", "reverse section given but mode is forward"},
+    {"ForwardSectionInReverseMode",
+     R"({"mode": "reverse", "reverse": {"origin": "http://a"}, "forward": {}})", "$.forward",
+     "forward section given but mode is reverse"},
+    {"AdminOnAProxyPort", R"({"admin": {"port": 3128}})", "$.admin.port",
+     "port 3128 on 127.0.0.1 collides with $.listen[0] (127.0.0.1)"},
+    {"AdminOnTheWildcard", R"({"admin": {"address": "0.0.0.0", "port": 3128}})", "$.admin.port",
+     "collides with $.listen[0]"},
+    {"SameListenerTwice", R"({"listen": [{"address": "::1"}, {"address": "0:0::1"}]})",
+     "$.listen[1].port", "collides with $.listen[0]"},
+    {"PeerListenOnAProxyPort",
+     R"({"cluster": {"sharing": "summary", "secret": "0123456789abcdef",
+                     "peer_listen": {"port": 3128}}})",
+     "$.cluster.peer_listen.port", "collides with $.listen[0]"},
+    {"MemoryBelowMaxObject",
+     R"({"cache": {"memory": {"max_bytes": "32MiB"}, "max_object_bytes": "64MiB"}})",
+     "$.cache.memory.max_bytes", "must be at least max_object_bytes (67108864, got 33554432)"},
+    {"DiskBelowMaxObject",
+     R"({"cache": {"disk": {"max_bytes": "1MiB"}, "max_object_bytes": "2MiB"}})",
+     "$.cache.disk.max_bytes", "must be at least max_object_bytes"},
+    {"FilterTooLarge", R"({"filter": {"expected_entries": 274877906944, "bits_per_entry": 8}})",
+     "$.filter.expected_entries", "more than 2^40 bits"},
+    {"DuplicatePeerId",
+     R"({"peers": [{"id": "b", "host": "h1"}, {"id": "c", "host": "h2"}, {"id": "b", "host": "h3"}]})",
+     "$.peers[2].id", "duplicate peer id \"b\" (also $.peers[0].id)"},
+    {"PeerWithOwnId", R"({"node": {"id": "me"}, "peers": [{"id": "me", "host": "h"}]})",
+     "$.peers[0].id", "this node's own id"},
+    {"PeerTwice", R"({"peers": [{"id": "a", "host": "h"}, {"id": "b", "host": "h"}]})",
+     "$.peers[1].host", "same host and http_port as $.peers[0]"},
+    {"PeerWithoutHost", R"({"peers": [{"id": "a"}]})", "$.peers[0].host", "required"},
+    {"SummaryWithoutSecret", R"({"cluster": {"sharing": "summary"}})", "$.cluster.secret",
+     "required when sharing is \"summary\""},
+    {"ShortSecret", R"({"cluster": {"secret": "hunter2"}})", "$.cluster.secret",
+     "must be at least 16 bytes (got 7)"},
+    {"SecretAndSecretFile", R"({"cluster": {"secret": "0123456789abcdef", "secret_file": "s"}})",
+     "$.cluster.secret_file", "secret and secret_file both given"},
+    {"TokenAndTokenFile", R"({"admin": {"token": "t", "token_file": "f"}})", "$.admin.token_file",
+     "token and token_file both given"},
+    {"ExpiryNotAboveInterval",
+     R"({"cluster": {"update_max_interval_ms": 60000, "summary_expiry_ms": 60000}})",
+     "$.cluster.summary_expiry_ms", "must be greater than update_max_interval_ms (60000)"},
+    {"ClusterTlsWithoutCert", R"({"cluster": {"tls": {"enabled": true, "key_file": "k"}}})",
+     "$.cluster.tls.cert_file", "required when enabled"},
+};
+
+INSTANTIATE_TEST_SUITE_P(Config, ConfigErrors, testing::ValuesIn(kBadConfigs),
+                         [](const auto& param_info) { return std::string(param_info.param.name); });
+
+TEST(ConfigErrors, MessageIsSourcePathAndReason) {
+  ConfigError e("$.a", "bad", "x.json");
+  EXPECT_STREQ(e.what(), "x.json: $.a: bad");
+  EXPECT_STREQ(ConfigError("$", "bad").what(), "$: bad");
+}
+
+// Near misses of the rules above that must stay valid.
+TEST(ConfigErrors, AcceptsWhatOnlyLooksLikeAConflict) {
+  const char* valid[] = {
+      // Dual stack on one port: IPv6 listeners are IPv6-only.
+      R"({"listen": [{"address": "0.0.0.0"}, {"address": "::"}]})",
+      // Port 0 asks the kernel for a free port, any number of times.
+      R"({"listen": [{"port": 0}, {"port": 0}], "admin": {"port": 0}})",
+      // A disabled admin endpoint binds nothing.
+      R"({"admin": {"enabled": false, "port": 3128, "allow": []}})",
+      // Without summary sharing, peer_listen binds nothing.
+      R"({"cluster": {"peer_listen": {"port": 3128}}})",
+      // Peers may stay listed while sharing is off; a secret may come from a file.
+      R"({"peers": [{"id": "a", "host": "10.0.0.2"}],
+          "cluster": {"sharing": "summary", "secret_file": "cluster.key"}})",
+      // An empty token or secret is not given.
+      R"({"admin": {"token": "", "token_file": "t"}})",
+      // A disabled disk tier needs no budget for the largest object.
+      R"({"cache": {"disk": {"enabled": false, "max_bytes": "1MiB"}}})",
+      // The operator may open the proxy to everyone by saying so.
+      R"({"access": {"allow_clients": ["0.0.0.0/0", "::/0"]}})",
+  };
+  for (const char* json : valid) EXPECT_NO_THROW(parse_config(json, "t")) << json;
+}
+
+}  // namespace
+}  // namespace sumcache::config
