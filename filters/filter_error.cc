@@ -30,6 +30,8 @@ class FilterCategory final : public std::error_category {
       case FilterErrc::invalid_growth: return "growth factor must be >= 2 and ratio in (0, 1)";
       case FilterErrc::unsupported_kernel: return "this CPU lacks the feature the kernel needs";
       case FilterErrc::size_mismatch: return "batch output and input differ in length";
+      case FilterErrc::change_log_overflow:
+        return "changes since the last mark are not logged: push the full bit view";
     }
     return "unknown filters error";
   }

@@ -25,6 +25,7 @@ enum class FilterErrc {
   invalid_growth,        // scalable filter: growth factor or tightening ratio out of range
   unsupported_kernel,    // the requested SIMD kernel needs a CPU feature this machine lacks
   size_mismatch,         // a batch's output span is not as long as its input
+  change_log_overflow,   // more changes since the last mark than the log holds: push in full
 };
 
 const std::error_category& filter_category() noexcept;
