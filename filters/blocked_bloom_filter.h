@@ -15,6 +15,7 @@
 #include "filters/blocked_kernels.h"
 #include "filters/filter_params.h"
 #include "filters/hashing.h"
+#include "filters/huge_page_allocator.h"
 #include "filters/result.h"
 
 namespace sumcache::filters {
@@ -66,7 +67,7 @@ class BlockedBloomFilter {
   BlockedBloomFilter(std::uint64_t num_blocks, Hasher hasher, const BlockKernelOps& ops);
   Hasher hasher_;
   const BlockKernelOps* ops_;
-  std::vector<SplitBlock> blocks_;  // alignas(32) elements: operator new aligns them
+  FilterArray<SplitBlock> blocks_;  // alignas(32) elements: the allocator aligns them
 };
 
 }  // namespace sumcache::filters

@@ -10,6 +10,7 @@
 
 #include "filters/filter_params.h"
 #include "filters/hashing.h"
+#include "filters/huge_page_allocator.h"
 #include "filters/result.h"
 
 namespace sumcache::filters {
@@ -55,7 +56,7 @@ class BloomFilter {
   BloomFilter(BloomParams params, Hasher hasher);
   BloomParams params_;
   Hasher hasher_;
-  std::vector<std::uint64_t> words_;
+  FilterArray<std::uint64_t> words_;
 };
 
 }  // namespace sumcache::filters

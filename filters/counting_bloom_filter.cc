@@ -44,13 +44,20 @@ Result<CountingBloomFilter> CountingBloomFilter::for_capacity(std::uint64_t n, d
 // it cost more than the update. Saturated counters add 0; below 15 there is
 // no carry into the neighbouring nibble.
 void CountingBloomFilter::add(const Hash128& h) {
-  std::array<std::uint64_t, kMaxHashes> left_zero;  // on the stack: add never allocates
+  std::array<std::uint64_t, kMaxHashes> positions;  // on the stack: add never allocates
+  std::array<std::uint64_t, kMaxHashes> left_zero;
   std::size_t flips = 0;
   std::uint64_t saturated = 0;
   std::uint8_t* const counters = counters_.data();
+  // All k cache lines are requested before any is updated, so that their
+  // misses overlap instead of queueing behind each read-modify-write.
   ProbeSequence probes(h, params_.m);
   for (std::uint32_t i = 0; i < params_.k; ++i) {
-    const std::uint64_t p = probes.next();
+    positions[i] = probes.next();
+    __builtin_prefetch(counters + (positions[i] >> 1), 1);
+  }
+  for (std::uint32_t i = 0; i < params_.k; ++i) {
+    const std::uint64_t p = positions[i];
     const unsigned shift = nibble_shift(p);
     const unsigned c = (counters[p >> 1] >> shift) & 0x0F;
     counters[p >> 1] =

@@ -14,6 +14,7 @@
 #include "filters/bloom_filter.h"
 #include "filters/filter_params.h"
 #include "filters/hashing.h"
+#include "filters/huge_page_allocator.h"
 #include "filters/result.h"
 #include "filters/toggle_set.h"
 
@@ -82,7 +83,7 @@ class CountingBloomFilter {
 
   BloomParams params_;
   Hasher hasher_;
-  std::vector<std::uint8_t> counters_;
+  FilterArray<std::uint8_t> counters_;
   ToggleSet changes_;  // positions toggled by 0 <-> nonzero transitions since mark()
   std::size_t log_cap_;
   bool logging_ = false;  // set by mark(), cleared when changes_ would pass log_cap_

@@ -8,7 +8,10 @@
 #include <string_view>
 
 #include "bench/filters/libbloom_reference.h"
+#include "filters/blocked_bloom_filter.h"
 #include "filters/bloom_filter.h"
+#include "filters/counting_bloom_filter.h"
+#include "filters/scalable_bloom_filter.h"
 
 namespace sumcache::bench {
 
@@ -35,6 +38,34 @@ struct BloomAdapter {
   bool contains(std::string_view key) const { return f.contains(key); }
   std::uint64_t memory_bytes() const { return f.memory_bytes(); }
   filters::BloomFilter f;
+};
+
+struct CountingAdapter {
+  CountingAdapter(std::uint64_t n, double p)
+      : f(checked(filters::CountingBloomFilter::for_capacity(n, p))) {}
+  void add(std::string_view key) { f.add(key); }
+  bool contains(std::string_view key) const { return f.contains(key); }
+  std::uint64_t memory_bytes() const { return f.memory_bytes(); }
+  filters::CountingBloomFilter f;
+};
+
+struct BlockedAdapter {
+  BlockedAdapter(std::uint64_t n, double p)
+      : f(checked(filters::BlockedBloomFilter::for_capacity(n, p))) {}
+  void add(std::string_view key) { f.add(key); }
+  bool contains(std::string_view key) const { return f.contains(key); }
+  std::uint64_t memory_bytes() const { return f.memory_bytes(); }
+  filters::BlockedBloomFilter f;
+};
+
+// Starts at a tenth of n, so that it grows into n as an unknown-n filter would.
+struct ScalableAdapter {
+  ScalableAdapter(std::uint64_t n, double p)
+      : f(checked(filters::ScalableBloomFilter::create(n / 10, p))) {}
+  void add(std::string_view key) { (void)f.add(key); }
+  bool contains(std::string_view key) const { return f.contains(key); }
+  std::uint64_t memory_bytes() const { return f.memory_bytes(); }
+  filters::ScalableBloomFilter f;
 };
 
 }  // namespace sumcache::bench

@@ -5,6 +5,8 @@
 #include <benchmark/benchmark.h>
 
 #include <map>
+#include <span>
+#include <vector>
 #include <memory>
 #include <utility>
 
@@ -102,8 +104,94 @@ void sizes(benchmark::internal::Benchmark* b) {
   BENCHMARK_TEMPLATE(BM_contains_present, F)->Apply(sizes);     \
   BENCHMARK_TEMPLATE(BM_contains_absent, F)->Apply(sizes)
 
+// The Summary Cache pattern: an insert and an eviction, each hashing its key
+// once (the store keeps the hash, so the eviction does not hash again).
+void BM_add_remove_pair(benchmark::State& state) {
+  const std::uint64_t n = n_of(state);
+  CountingAdapter& filter = filled<CountingAdapter>(n, p_of(state));
+  const KeySet& keys = absent_keys();
+  const std::uint64_t mask = kQueryKeys - 1;
+  std::uint64_t i = 0;
+  for (auto _ : state) {
+    const filters::Hash128 h = filter.f.hasher()(keys.at(i));
+    filter.f.add(h);
+    benchmark::DoNotOptimize(filter.f.remove(h));
+    i = (i + 1) & mask;
+  }
+  report_memory(state, filter, n);
+  state.counters["log_on"] = filter.f.changes_logged() ? 1 : 0;
+}
+
+// At the daemon's own parameters (config filter: 16 bits per entry, k = 4, as
+// Summary Cache), whatever p says: the filter a node actually updates.
+void BM_add_remove_pair_summary(benchmark::State& state) {
+  const std::uint64_t n = n_of(state);
+  auto filter = checked(filters::CountingBloomFilter::create(
+      checked(filters::params_for_load(n, 16, 4))));
+  const KeySet& present = present_keys(n);
+  for (std::uint64_t i = 0; i < n; ++i) filter.add(present.at(i));
+  const KeySet& keys = absent_keys();
+  std::uint64_t i = 0;
+  for (auto _ : state) {
+    const filters::Hash128 h = filter.hasher()(keys.at(i));
+    filter.add(h);
+    benchmark::DoNotOptimize(filter.remove(h));
+    i = (i + 1) & (kQueryKeys - 1);
+  }
+  state.counters["bytes_per_key"] =
+      static_cast<double>(filter.memory_bytes()) / static_cast<double>(n);
+}
+
+// The same with the change log recording (a summary publisher has marked).
+void BM_add_remove_pair_logged(benchmark::State& state) {
+  const std::uint64_t n = n_of(state);
+  CountingAdapter filter(n, p_of(state));
+  const KeySet& present = present_keys(n);
+  for (std::uint64_t i = 0; i < n; ++i) filter.add(present.at(i));
+  filter.f.mark();
+  const KeySet& keys = absent_keys();
+  const std::uint64_t mask = kQueryKeys - 1;
+  std::uint64_t i = 0;
+  for (auto _ : state) {
+    const filters::Hash128 h = filter.f.hasher()(keys.at(i));
+    filter.f.add(h);
+    benchmark::DoNotOptimize(filter.f.remove(h));
+    i = (i + 1) & mask;
+  }
+  report_memory(state, filter, n);
+}
+
+// Many keys per call, hashed and prefetched in the batch (keys_per_iteration
+// tells report.py to divide).
+void BM_contains_batch_absent(benchmark::State& state) {
+  constexpr std::size_t kBatch = 256;
+  const std::uint64_t n = n_of(state);
+  BlockedAdapter& filter = filled<BlockedAdapter>(n, p_of(state));
+  const KeySet& keys = absent_keys();
+  std::vector<std::string_view> batch(kBatch);
+  auto out = std::make_unique<bool[]>(kBatch);
+  const std::span<bool> results(out.get(), kBatch);
+  std::uint64_t next = 0;
+  for (auto _ : state) {
+    for (auto& k : batch) {
+      k = keys.at(next);
+      next = (next + 1) & (kQueryKeys - 1);
+    }
+    benchmark::DoNotOptimize(filter.f.contains_batch(batch, results));
+  }
+  report_memory(state, filter, n);
+  state.counters["keys_per_iteration"] = kBatch;
+}
+
 SUMCACHE_FILTER_BENCHES(LibBloomAdapter);
 SUMCACHE_FILTER_BENCHES(BloomAdapter);
+SUMCACHE_FILTER_BENCHES(CountingAdapter);
+SUMCACHE_FILTER_BENCHES(BlockedAdapter);
+SUMCACHE_FILTER_BENCHES(ScalableAdapter);
+BENCHMARK(BM_add_remove_pair)->Name("BM_add_remove_pair<Counting>")->Apply(sizes);
+BENCHMARK(BM_add_remove_pair_summary)->Name("BM_add_remove_pair<Counting16bitsK4>")->Apply(sizes);
+BENCHMARK(BM_add_remove_pair_logged)->Name("BM_add_remove_pair<CountingLogged>")->Apply(sizes);
+BENCHMARK(BM_contains_batch_absent)->Name("BM_contains_absent<BlockedBatch256>")->Apply(sizes);
 
 }  // namespace
 }  // namespace sumcache::bench

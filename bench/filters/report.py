@@ -46,7 +46,9 @@ def main(path):
         print("| n | p | " + " | ".join(f"{f} ns/op (ratio)" for f in filters) + " |")
         print("|---|---|" + "---|" * len(filters))
         for n, ppm in sorted({(k[1], k[2]) for k in samples if k[0] == op}):
-            base = samples.get((op, n, ppm, "LibBloom")) or samples.get(("contains_present", n, ppm, "LibBloom"))
+            # An add+remove pair is compared with one libbloom add (the target).
+            base_op = "add" if op == "add_remove_pair" else op
+            base = samples.get((base_op, n, ppm, "LibBloom"))
             base_ns = statistics.median(base) if base else None
             cells = []
             for f in filters:
