@@ -28,6 +28,8 @@ class FilterCategory final : public std::error_category {
       case FilterErrc::checksum_mismatch: return "checksum mismatch: input is damaged";
       case FilterErrc::remove_underflow: return "remove refused: a counter would go below zero";
       case FilterErrc::invalid_growth: return "growth factor must be >= 2 and ratio in (0, 1)";
+      case FilterErrc::change_log_overflow:
+        return "changes since the last mark are not logged: push the full bit view";
     }
     return "unknown filters error";
   }

@@ -23,6 +23,7 @@ enum class FilterErrc {
   checksum_mismatch,     // the payload is damaged
   remove_underflow,      // a counter would go below zero: the key was never added
   invalid_growth,        // scalable filter: growth factor or tightening ratio out of range
+  change_log_overflow,   // more changes since the last mark than the log holds: push in full
 };
 
 const std::error_category& filter_category() noexcept;
