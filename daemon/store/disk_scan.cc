@@ -1,0 +1,78 @@
+#include "daemon/store/disk_scan.h"
+
+#include <filesystem>
+
+#include "daemon/store/object_path.h"
+#include "daemon/store/store_error.h"
+
+namespace sumcache::daemon {
+namespace {
+
+namespace fs = std::filesystem;
+
+using Log = std::function<void(std::string_view)>;
+
+void say(const Log& log, const std::string& line) {
+  if (log) log(line);
+}
+
+// Checks one file named like an object file; returns its record or why not.
+Result<DiskRecord> check_file(const std::string& path, const ObjectName& name,
+                              const FileLimits& limits, bool verify_bodies) {
+  auto file = open_object_file(path, limits);
+  if (!file) return file.error();
+  const Prelude& p = file->header.prelude;
+  if (p.key_hash != name.hash ||
+      variant_hash(limits.hasher, file->header.variant) != name.variant_hash) {
+    return make_error_code(StoreErrc::inconsistent_header);  // misnamed
+  }
+  if (verify_bodies) {
+    if (auto ec = verify_object_file(*file)) return ec;
+  }
+  return DiskRecord{name.hash, name.variant_hash, p.file_bytes(), p.sequence};
+}
+
+}  // namespace
+
+Result<DiskScan> scan_disk_tier(const std::string& root, const FileLimits& limits,
+                                bool verify_bodies, const Log& log) {
+  DiskScan scan;
+  const auto remove_bad = [&](const std::string& path, const std::string& reason) {
+    if (auto ec = remove_file(path)) {
+      say(log, "store: cannot remove " + path + " (" + reason + "): " + ec.message());
+      return;
+    }
+    ++scan.removed;
+    say(log, "store: removed " + path + ": " + reason);
+  };
+  std::error_code ec;
+  fs::recursive_directory_iterator it(root, ec);
+  if (ec) return ec;
+  for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (ec) return ec;
+    std::error_code type_ec;
+    if (!it->is_regular_file(type_ec)) continue;
+    const std::string path = it->path().string();
+    const std::string relative = it->path().lexically_relative(root).string();
+    if (relative.ends_with(kTempSuffix)) {
+      remove_bad(path, "temp file of an interrupted write");
+      continue;
+    }
+    const auto name = parse_object_path(relative);
+    if (!name) {
+      say(log, "store: ignoring " + path + ": not an object file name");
+      continue;
+    }
+    auto checked = check_file(path, *name, limits, verify_bodies);
+    if (checked) {
+      scan.records.push_back(*checked);
+    } else if (is_damage(checked.error())) {
+      remove_bad(path, checked.error().message());
+    } else {
+      say(log, "store: leaving " + path + " out of the index: " + checked.error().message());
+    }
+  }
+  return scan;
+}
+
+}  // namespace sumcache::daemon

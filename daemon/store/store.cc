@@ -1,0 +1,254 @@
+#include "daemon/store/store.h"
+
+#include <cassert>
+
+#include "daemon/store/object_file.h"
+#include "daemon/store/store_error.h"
+#include "daemon/store/store_shard.h"
+
+namespace sumcache::daemon {
+namespace {
+
+std::error_code validate(const StoreOptions& o) {
+  if (o.shards == 0 || o.shards > kMaxShards) return StoreErrc::invalid_options;
+  if (o.max_object_bytes == 0 || o.max_object_bytes > kMaxObjectBytesCap) {
+    return StoreErrc::invalid_options;
+  }
+  if (o.disk_enabled && (o.disk_path.empty() || o.write_queue_max_bytes < o.max_object_bytes)) {
+    return StoreErrc::invalid_options;
+  }
+  return filters::validate(o.filter_params);
+}
+
+}  // namespace
+
+Store::Store(StoreOptions options, filters::CountingBloomFilter filter)
+    : options_(std::move(options)),
+      limits_{options_.max_object_bytes, options_.hasher},
+      shards_(std::make_unique<Shard[]>(options_.shards)),
+      filter_(std::move(filter), options_.log) {}
+
+// The writer goes first: its last jobs still settle into the index.
+Store::~Store() { writer_.reset(); }
+
+Result<std::unique_ptr<Store>> Store::open(StoreOptions options) {
+  if (auto ec = validate(options)) return ec;
+  auto filter = filters::CountingBloomFilter::create(options.filter_params, options.hasher);
+  if (!filter) return filter.error();
+  std::unique_ptr<Store> store(new Store(std::move(options), std::move(filter).value()));
+  if (store->options_.disk_enabled) {
+    if (auto ec = store->open_disk_tier()) return ec;
+  }
+  return store;
+}
+
+Store::Shard& Store::shard_of(const filters::Hash128& hash) const {
+  return shards_[filters::reduce(hash.h1, options_.shards)];
+}
+
+void Store::log(std::string_view message) const {
+  if (options_.log) options_.log(message);
+}
+
+std::vector<ObjectPtr> Store::find(std::string_view key) {
+  std::vector<ObjectPtr> out;
+  find(key, hash_key(key), out);
+  return out;
+}
+
+void Store::find(std::string_view key, const filters::Hash128& hash, std::vector<ObjectPtr>& out) {
+  out.clear();
+  struct Candidate {
+    std::uint64_t variant_hash;
+    std::uint32_t version;
+  };
+  std::vector<Candidate> on_disk;  // allocates only when a disk-only variant turns up
+  Shard& s = shard_of(hash);
+  {
+    std::lock_guard lock(s.mutex);
+    for (EntryRef ref = s.index.first_variant(hash); ref != kNoEntry;
+         ref = s.index.at(ref).next_variant) {
+      const IndexEntry& e = s.index.at(ref);
+      if (!e.object) {
+        s.index.touch(Tier::disk, ref);
+        on_disk.push_back({e.variant_hash, e.version});
+        continue;
+      }
+      if (e.object->key != key) continue;  // another key with the same 128-bit hash
+      s.index.touch(Tier::memory, ref);
+      s.index.touch(Tier::disk, ref);
+      if (e.object->body) {
+        ++s.memory_hits;
+      } else {
+        bump(counters_.disk_hits);  // a refreshed head whose file is being rewritten
+      }
+      out.push_back(e.object);
+    }
+    if (out.empty() && on_disk.empty()) ++s.misses;
+  }
+  for (const Candidate& c : on_disk) {
+    auto file = open_object_file(path_of(hash, c.variant_hash), limits_);
+    if (!file) {
+      report_read_error(hash, c.variant_hash, c.version, file.error());
+      continue;
+    }
+    ObjectHeader& h = file->header;
+    if (h.key != key) continue;  // a hash collision: a miss, not another key's object
+    out.push_back(std::make_shared<const StoredObject>(
+        StoredObject{std::move(h.key), std::move(h.variant), hash, std::move(h.meta),
+                     std::move(h.head), nullptr, h.prelude.body_bytes}));
+    bump(counters_.disk_hits);
+  }
+  if (out.empty() && !on_disk.empty()) bump(counters_.disk_misses);
+}
+
+std::error_code Store::insert(StoredObject object) {
+  if (object.key.empty() || !object.body || object.body->size() != object.body_size) {
+    return StoreErrc::invalid_object;
+  }
+  if (auto ec = check_field_caps(object)) return ec;
+  const std::uint64_t bytes = object_bytes(object);
+  const bool fits_disk = writer_ && file_bytes_for(object) <= options_.disk_max_bytes;
+  if (bytes > options_.max_object_bytes || (bytes > options_.memory_max_bytes && !fits_disk)) {
+    return StoreErrc::too_large;
+  }
+  assert(object.hash == hash_key(object.key) && "StoredObject::hash must be hash_key(key)");
+  const std::uint64_t variant = variant_hash(options_.hasher, object.variant);
+  auto published = std::make_shared<const StoredObject>(std::move(object));
+  Shard& s = shard_of(published->hash);
+  std::error_code ec;
+  {
+    std::lock_guard lock(s.mutex);
+    EntryRef ref = s.index.find(published->hash, variant);
+    if (ref == kNoEntry) {
+      const IndexShard::Added added = s.index.add(published->hash, variant);
+      if (added.new_key) filter_.add(published->hash);
+      ref = added.ref;
+    }
+    ec = install(s, ref, std::move(published));
+  }
+  enforce_budget(Tier::memory);
+  return ec;
+}
+
+std::size_t Store::remove(std::string_view key) {
+  const filters::Hash128 hash = hash_key(key);
+  Shard& s = shard_of(hash);
+  std::lock_guard lock(s.mutex);
+  std::size_t removed = 0;
+  for (EntryRef ref = s.index.first_variant(hash); ref != kNoEntry;
+       ref = s.index.first_variant(hash)) {
+    erase_entry(s, ref);
+    ++removed;
+  }
+  return removed;
+}
+
+bool Store::remove_variant(std::string_view key, std::string_view variant) {
+  const filters::Hash128 hash = hash_key(key);
+  Shard& s = shard_of(hash);
+  std::lock_guard lock(s.mutex);
+  const EntryRef ref = s.index.find(hash, variant_hash(options_.hasher, variant));
+  if (ref == kNoEntry) return false;
+  erase_entry(s, ref);
+  return true;
+}
+
+std::error_code Store::update_meta(std::string_view key, std::string_view variant, std::string meta,
+                                   std::string head) {
+  const filters::Hash128 hash = hash_key(key);
+  const std::uint64_t vh = variant_hash(options_.hasher, variant);
+  Shard& s = shard_of(hash);
+  ObjectPtr current;
+  std::uint32_t version = 0;
+  {
+    std::lock_guard lock(s.mutex);
+    const EntryRef ref = s.index.find(hash, vh);
+    if (ref == kNoEntry) return StoreErrc::not_found;
+    current = s.index.at(ref).object;
+    version = s.index.at(ref).version;
+  }
+  StoredObject next{
+      std::string(key), std::string(variant), hash, std::move(meta), std::move(head), nullptr, 0};
+  if (current) {
+    if (current->key != key) return StoreErrc::not_found;
+    next.body = current->body;
+    next.body_size = current->body_size;
+  } else {
+    // Disk-only: the body's size is in the file's header (read, not written,
+    // on this thread; the rewrite is the writer's).
+    auto file = open_object_file(path_of(hash, vh), limits_);
+    if (!file) {
+      report_read_error(hash, vh, version, file.error());
+      return file.error();
+    }
+    if (file->header.key != key) return StoreErrc::not_found;
+    next.body_size = file->header.prelude.body_bytes;
+  }
+  if (auto ec = check_field_caps(next)) return ec;
+  if (object_bytes(next) > options_.max_object_bytes) return StoreErrc::too_large;
+  std::error_code ec;
+  {
+    std::lock_guard lock(s.mutex);
+    const EntryRef ref = s.index.find(hash, vh);
+    if (ref == kNoEntry || s.index.at(ref).version != version) return StoreErrc::stale;
+    ec = install(s, ref, std::make_shared<const StoredObject>(std::move(next)));
+  }
+  enforce_budget(Tier::memory);
+  return ec;
+}
+
+void Store::flush() {
+  if (writer_) writer_->flush();
+}
+
+StoreStats Store::stats() const {
+  StoreStats st;
+  for (std::uint32_t i = 0; i < options_.shards; ++i) {
+    Shard& s = shards_[i];
+    std::lock_guard lock(s.mutex);
+    st.keys += s.index.keys();
+    st.objects += s.index.entries();
+    st.memory_hits += s.memory_hits;
+    st.misses += s.misses;
+    st.index_bytes += s.index.index_bytes();
+  }
+  const StoreCounters& c = counters_;
+  st.misses += read(c.disk_misses);
+  st.memory_objects = read(c.memory_objects);
+  st.memory_bytes = read(c.memory_bytes);
+  st.disk_objects = read(c.disk_objects);
+  st.disk_bytes = read(c.disk_bytes);
+  st.disk_hits = read(c.disk_hits);
+  st.memory_evictions = read(c.memory_evictions);
+  st.disk_evictions = read(c.disk_evictions);
+  st.disk_writes = read(c.disk_writes);
+  st.disk_write_errors = read(c.disk_write_errors);
+  st.disk_writes_skipped = read(c.disk_writes_skipped);
+  st.disk_read_errors = read(c.disk_read_errors);
+  st.damaged_files_removed = read(c.damaged_files_removed);
+  if (writer_) {
+    st.queued_disk_jobs = writer_->queued_jobs();
+    st.queued_disk_bytes = writer_->queued_bytes();
+  }
+  return st;
+}
+
+FilterStats Store::filter_stats() const { return filter_.stats(); }
+filters::BloomFilter Store::filter_snapshot() const { return filter_.snapshot(); }
+Result<std::vector<std::uint64_t>> Store::take_filter_changes() { return filter_.take_changes(); }
+filters::BloomFilter Store::filter_snapshot_and_mark() { return filter_.snapshot_and_mark(); }
+
+IndexSnapshot Store::index_snapshot() const {
+  // Shard locks in index order, then the filter's: the order every path takes.
+  std::vector<std::unique_lock<std::mutex>> locks;
+  locks.reserve(options_.shards);
+  for (std::uint32_t i = 0; i < options_.shards; ++i) locks.emplace_back(shards_[i].mutex);
+  IndexSnapshot snapshot{{}, filter_.copy()};
+  for (std::uint32_t i = 0; i < options_.shards; ++i) {
+    shards_[i].index.for_each_key([&](const filters::Hash128& h) { snapshot.keys.push_back(h); });
+  }
+  return snapshot;
+}
+
+}  // namespace sumcache::daemon

@@ -1,0 +1,123 @@
+#pragma once
+// The cache store: a memory tier and an optional disk tier under one sharded
+// index, and the counting Bloom filter of its primary keys that peers get as
+// this node's summary. Thread-safe. Design, file format and invariants:
+// docs/store.md.
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+#include "daemon/store/body_reader.h"
+#include "daemon/store/disk_writer.h"
+#include "daemon/store/index_shard.h"
+#include "daemon/store/key_filter.h"
+#include "daemon/store/object_file_io.h"
+#include "daemon/store/store_counters.h"
+#include "daemon/store/store_options.h"
+#include "daemon/store/stored_object.h"
+#include "filters/result.h"
+
+namespace sumcache::daemon {
+
+// Every primary key hash in the index and a copy of the counting filter,
+// taken under all locks at once. O(objects): for audits, not the hot path.
+struct IndexSnapshot {
+  std::vector<filters::Hash128> keys;
+  filters::CountingBloomFilter filter;
+};
+
+class Store {
+ public:
+  // Scans the disk tier when enabled: valid files join the index and the
+  // filter; damaged, partial and temp files are removed and logged.
+  static Result<std::unique_ptr<Store>> open(StoreOptions options);
+  ~Store();  // finishes the queued disk writes first
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  filters::Hash128 hash_key(std::string_view key) const { return options_.hasher(key); }
+
+  // Every variant stored under key. Memory-resident ones carry their body;
+  // disk-only ones have body == nullptr (head and meta read from the file's
+  // verified header): get the body with load_body() or open_body().
+  std::vector<ObjectPtr> find(std::string_view key);
+  // The same into a caller's vector (cleared first), hash already computed:
+  // a memory hit then allocates nothing once `out` has capacity.
+  void find(std::string_view key, const filters::Hash128& hash, std::vector<ObjectPtr>& out);
+
+  // The body of an object from find(). From disk: read whole, checksum
+  // verified, and the object promoted into the memory tier when it fits.
+  // Any error means a miss; a damaged file is removed and logged.
+  Result<std::shared_ptr<const std::string>> load_body(const ObjectPtr& object);
+  // A reader for bodies too large to read whole; it must not outlive the store.
+  Result<BodyReader> open_body(const StoredObject& object);
+  // open_body() and one read(): fills `out` from `offset`; returns bytes read.
+  Result<std::size_t> read_body(const StoredObject& object, std::uint64_t offset,
+                                std::span<char> out);
+
+  // Replaces any object with the same key and variant. object.hash must be
+  // hash_key(object.key).
+  std::error_code insert(StoredObject object);
+  std::size_t remove(std::string_view key);  // every variant; returns how many
+  bool remove_variant(std::string_view key, std::string_view variant);
+  // A 304 refresh (RFC 9111 §4.3.4): new meta and head, same body, also on disk.
+  std::error_code update_meta(std::string_view key, std::string_view variant, std::string meta,
+                              std::string head);
+  // Returns once every queued disk operation is done.
+  void flush();
+
+  StoreStats stats() const;
+  FilterStats filter_stats() const;
+  filters::BloomFilter filter_snapshot() const;
+  // Bit positions flipped since the last mark (CountingBloomFilter::take_changes);
+  // change_log_overflow means: publish filter_snapshot_and_mark() in full.
+  Result<std::vector<std::uint64_t>> take_filter_changes();
+  // The snapshot and the mark at one moment: a publisher that sends this full
+  // summary sends the next delta from exactly here.
+  filters::BloomFilter filter_snapshot_and_mark();
+  IndexSnapshot index_snapshot() const;
+
+ private:
+  friend class BodyReader;
+  struct Shard;
+  struct FileRead;
+
+  Store(StoreOptions options, filters::CountingBloomFilter filter);
+  Shard& shard_of(const filters::Hash128& hash) const;
+  void log(std::string_view message) const;
+  // Shard lock held:
+  bool release_tiers(Shard& s, EntryRef ref);
+  void erase_entry(Shard& s, EntryRef ref);
+  void evict(Tier tier, Shard& s, EntryRef ref);
+  void drop_file(Shard& s, EntryRef ref);
+  void link_memory(Shard& s, EntryRef ref);
+  bool queue_job(DiskJob::Kind kind, const IndexEntry& e, std::uint64_t bytes);
+  std::error_code install(Shard& s, EntryRef ref, ObjectPtr object);
+  // No lock held:
+  void enforce_budget(Tier tier);
+  std::error_code open_disk_tier();
+  void run_disk_job(const DiskJob& job);
+  void settle_write(const DiskJob& job, const Result<std::uint64_t>& written);
+  Result<FileRead> open_for_read(const StoredObject& object);
+  void report_read_error(const filters::Hash128& hash, std::uint64_t variant_hash,
+                         std::uint32_t version, std::error_code ec);
+  void promote(const StoredObject& object, std::shared_ptr<const std::string> body,
+               std::uint64_t variant_hash, std::uint32_t version);
+  std::string path_of(const filters::Hash128& hash, std::uint64_t variant_hash) const;
+
+  StoreOptions options_;
+  FileLimits limits_;
+  std::unique_ptr<Shard[]> shards_;
+  mutable KeyFilter filter_;
+  mutable StoreCounters counters_;
+  std::atomic<std::uint32_t> evict_cursor_{0};
+  std::uint64_t next_sequence_ = 1;     // the writer thread's alone once open
+  std::unique_ptr<DiskWriter> writer_;  // last: its thread uses everything above
+};
+
+}  // namespace sumcache::daemon

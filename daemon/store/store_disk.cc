@@ -1,0 +1,208 @@
+// The disk tier: opening it, the writer's jobs and how they settle into the
+// index, and reads with their damage handling (docs/store.md, "Disk tier" and
+// "Threads").
+
+#include <algorithm>
+#include <filesystem>
+
+#include "daemon/store/disk_scan.h"
+#include "daemon/store/object_file.h"
+#include "daemon/store/object_path.h"
+#include "daemon/store/store.h"
+#include "daemon/store/store_error.h"
+#include "daemon/store/store_shard.h"
+
+namespace sumcache::daemon {
+
+std::string Store::path_of(const filters::Hash128& hash, std::uint64_t variant_hash) const {
+  return object_file_path(options_.disk_path, hash, variant_hash);
+}
+
+// Files join the index oldest write first, so the disk LRU starts in write order.
+std::error_code Store::open_disk_tier() {
+  std::error_code ec;
+  std::filesystem::create_directories(options_.disk_path, ec);
+  if (ec) return ec;
+  auto scan =
+      scan_disk_tier(options_.disk_path, limits_, options_.verify_bodies_on_open, options_.log);
+  if (!scan) return scan.error();
+  bump(counters_.damaged_files_removed, scan->removed);
+  std::sort(scan->records.begin(), scan->records.end(),
+            [](const DiskRecord& a, const DiskRecord& b) { return a.sequence < b.sequence; });
+  for (const DiskRecord& r : scan->records) {
+    Shard& s = shard_of(r.hash);
+    const IndexShard::Added added = s.index.add_disk_entry(r.hash, r.variant_hash, r.file_bytes);
+    s.index.at(added.ref).version = ++s.versions;
+    if (added.new_key) filter_.add(r.hash);
+    bump(counters_.disk_objects);
+    bump(counters_.disk_bytes, r.file_bytes);
+    next_sequence_ = std::max(next_sequence_, r.sequence + 1);
+  }
+  writer_ = std::make_unique<DiskWriter>([this](const DiskJob& job) { run_disk_job(job); },
+                                         options_.write_queue_max_bytes);
+  enforce_budget(Tier::disk);  // the budget may have shrunk since the files were written
+  return {};
+}
+
+// Runs on the writer thread. A job whose entry has moved on is skipped: the
+// job that moved it (a later write, or a remove) is behind it in the queue.
+void Store::run_disk_job(const DiskJob& job) {
+  const std::string path = path_of(job.key_hash, job.variant_hash);
+  if (job.kind == DiskJob::Kind::remove) {
+    if (auto ec = remove_file(path)) {
+      bump(counters_.disk_write_errors);
+      log("store: removing " + path + ": " + ec.message());
+    }
+    return;
+  }
+  {
+    Shard& s = shard_of(job.key_hash);
+    std::lock_guard lock(s.mutex);
+    const EntryRef ref = s.index.find(job.key_hash, job.variant_hash);
+    if (ref == kNoEntry || s.index.at(ref).version != job.version) return;
+  }
+  const std::vector<std::uint8_t> header =
+      encode_header(*job.object, options_.hasher, next_sequence_++);
+  if (job.kind == DiskJob::Kind::write) {
+    settle_write(job, write_object_file(path, header, *job.object->body, options_.fsync));
+  } else {
+    settle_write(job, rewrite_object_header(path, header, limits_, options_.fsync));
+  }
+}
+
+void Store::settle_write(const DiskJob& job, const Result<std::uint64_t>& written) {
+  const std::string path = path_of(job.key_hash, job.variant_hash);
+  if (written) {
+    bump(counters_.disk_writes);
+  } else if (is_damage(written.error())) {  // a rewrite found the old file damaged
+    bump(counters_.damaged_files_removed);
+    log("store: removed damaged object file " + path + ": " + written.error().message());
+  } else {
+    bump(counters_.disk_write_errors);
+    log("store: writing " + path + ": " + written.error().message());
+  }
+  Shard& s = shard_of(job.key_hash);
+  {
+    std::lock_guard lock(s.mutex);
+    const EntryRef ref = s.index.find(job.key_hash, job.variant_hash);
+    if (ref == kNoEntry || s.index.at(ref).version != job.version) return;
+    IndexEntry& e = s.index.at(ref);
+    e.write_pending = false;
+    if (!written) {
+      queue_job(DiskJob::Kind::remove, e, 0);  // whatever older file is at the path
+      if (!e.in(Tier::memory)) erase_entry(s, ref);
+      return;
+    }
+    e.disk_bytes = *written;
+    s.index.link(Tier::disk, ref);
+    bump(counters_.disk_objects);
+    bump(counters_.disk_bytes, *written);
+    if (!e.in(Tier::memory)) e.object.reset();
+  }
+  enforce_budget(Tier::disk);
+}
+
+Result<Store::FileRead> Store::open_for_read(const StoredObject& object) {
+  if (!writer_) return make_error_code(StoreErrc::disk_disabled);
+  const std::uint64_t vh = variant_hash(options_.hasher, object.variant);
+  std::uint32_t version = 0;
+  bool settled = false;
+  bool trusted = false;  // the entry's own object: a refreshed head being written
+  {
+    Shard& s = shard_of(object.hash);
+    std::lock_guard lock(s.mutex);
+    const EntryRef ref = s.index.find(object.hash, vh);
+    if (ref == kNoEntry) return make_error_code(StoreErrc::not_found);
+    const IndexEntry& e = s.index.at(ref);
+    version = e.version;
+    settled = e.in(Tier::disk) && !e.write_pending;
+    trusted = e.object.get() == &object;
+  }
+  auto file = open_object_file(path_of(object.hash, vh), limits_);
+  if (!file) {
+    if (settled) report_read_error(object.hash, vh, version, file.error());
+    return file.error();
+  }
+  const ObjectHeader& h = file->header;
+  if (h.key != object.key) return make_error_code(StoreErrc::key_mismatch);
+  if (h.variant != object.variant || h.prelude.body_bytes != object.body_size ||
+      (!trusted && (h.meta != object.meta || h.head != object.head))) {
+    return make_error_code(StoreErrc::stale);
+  }
+  return FileRead{std::move(file).value(), vh, version, settled};
+}
+
+Result<std::shared_ptr<const std::string>> Store::load_body(const ObjectPtr& object) {
+  if (object->body) return object->body;
+  auto read = open_for_read(*object);
+  if (!read) return read.error();
+  auto body = read_verified_body(read->file);
+  if (!body) {
+    if (read->settled) {
+      report_read_error(object->hash, read->variant_hash, read->version, body.error());
+    }
+    return body.error();
+  }
+  if (read->settled) promote(*object, *body, read->variant_hash, read->version);
+  return body;
+}
+
+Result<BodyReader> Store::open_body(const StoredObject& object) {
+  if (object.body) return BodyReader(object.body);
+  auto read = open_for_read(object);
+  if (!read) return read.error();
+  return BodyReader(*this, std::move(read->file), read->variant_hash, read->version, read->settled);
+}
+
+Result<std::size_t> Store::read_body(const StoredObject& object, std::uint64_t offset,
+                                     std::span<char> out) {
+  auto reader = open_body(object);
+  if (!reader) return reader.error();
+  return reader->read(offset, out);
+}
+
+// Into the memory tier, if the entry is still the disk-only version read.
+void Store::promote(const StoredObject& object, std::shared_ptr<const std::string> body,
+                    std::uint64_t variant_hash, std::uint32_t version) {
+  StoredObject copy{object.key,  object.variant,  object.hash,     object.meta,
+                    object.head, std::move(body), object.body_size};
+  if (object_bytes(copy) > options_.memory_max_bytes) return;
+  auto promoted = std::make_shared<const StoredObject>(std::move(copy));
+  {
+    Shard& s = shard_of(object.hash);
+    std::lock_guard lock(s.mutex);
+    const EntryRef ref = s.index.find(object.hash, variant_hash);
+    if (ref == kNoEntry) return;
+    IndexEntry& e = s.index.at(ref);
+    if (e.version != version || e.in(Tier::memory) || !e.in(Tier::disk) || e.write_pending) return;
+    e.object = std::move(promoted);
+    link_memory(s, ref);
+  }
+  enforce_budget(Tier::memory);
+}
+
+// A damaged file leaves the index, the filter and the disk, if the entry
+// still is the settled version that was read (else a newer write owns it).
+void Store::report_read_error(const filters::Hash128& hash, std::uint64_t variant_hash,
+                              std::uint32_t version, std::error_code ec) {
+  const std::string path = path_of(hash, variant_hash);
+  if (!is_damage(ec)) {
+    bump(counters_.disk_read_errors);
+    log("store: reading " + path + ": " + ec.message());
+    return;
+  }
+  {
+    Shard& s = shard_of(hash);
+    std::lock_guard lock(s.mutex);
+    const EntryRef ref = s.index.find(hash, variant_hash);
+    if (ref == kNoEntry) return;
+    const IndexEntry& e = s.index.at(ref);
+    if (e.version != version || !e.in(Tier::disk) || e.write_pending) return;
+    drop_file(s, ref);
+    if (!e.in(Tier::memory)) erase_entry(s, ref);
+  }
+  bump(counters_.damaged_files_removed);
+  log("store: removed damaged object file " + path + ": " + ec.message());
+}
+
+}  // namespace sumcache::daemon

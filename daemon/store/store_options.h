@@ -1,0 +1,75 @@
+#pragma once
+// What a Store is opened with, and the figures it reports.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "filters/filter_params.h"
+#include "filters/hashing.h"
+
+namespace sumcache::daemon {
+
+inline constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
+
+struct StoreOptions {
+  std::uint64_t memory_max_bytes = 256 * kMiB;  // sum of object_bytes() in the memory tier
+  bool disk_enabled = false;
+  std::string disk_path;                            // the store owns this directory
+  std::uint64_t disk_max_bytes = 10 * 1024 * kMiB;  // sum of file sizes
+  bool fsync = false;                               // fsync file and directory on every write
+  std::uint64_t max_object_bytes = 64 * kMiB;       // larger objects are refused
+  // Writes queued for the disk hold their objects; past this, new objects
+  // stay memory-only. At least max_object_bytes.
+  std::uint64_t write_queue_max_bytes = 256 * kMiB;
+  // Read every file whole at open to check its checksum; otherwise open checks
+  // sizes and the header checksum, and a damaged body is found when read.
+  bool verify_bodies_on_open = false;
+  std::uint32_t shards = 16;  // 1 to kMaxShards
+  // 2^24 4-bit counters, k = 4: 8 MiB of counters, 16 bits per key at 10^6
+  // keys (Summary Cache's load factor is 8 to 16).
+  filters::BloomParams filter_params{std::uint64_t{1} << 24, 4};
+  filters::Hasher hasher;
+  // Warnings (damaged files removed, I/O errors). Called from any thread,
+  // possibly with a store lock held: it must not call into the Store.
+  std::function<void(std::string_view)> log;
+};
+
+inline constexpr std::uint32_t kMaxShards = 4096;
+// Far above any response worth caching; keeps size arithmetic far from overflow.
+inline constexpr std::uint64_t kMaxObjectBytesCap = std::uint64_t{1} << 40;
+
+struct StoreStats {
+  std::uint64_t keys = 0;     // distinct primary keys
+  std::uint64_t objects = 0;  // distinct key + variant
+  std::uint64_t memory_objects = 0;
+  std::uint64_t memory_bytes = 0;
+  std::uint64_t disk_objects = 0;
+  std::uint64_t disk_bytes = 0;
+  std::uint64_t memory_hits = 0;  // objects find() returned with their body
+  std::uint64_t disk_hits = 0;    // objects find() returned with the body on disk
+  std::uint64_t misses = 0;       // find() calls that returned nothing
+  std::uint64_t memory_evictions = 0;
+  std::uint64_t disk_evictions = 0;
+  std::uint64_t disk_writes = 0;
+  std::uint64_t disk_write_errors = 0;
+  std::uint64_t disk_writes_skipped = 0;  // queue full: the object stayed memory-only
+  std::uint64_t disk_read_errors = 0;     // I/O errors other than damage
+  std::uint64_t damaged_files_removed = 0;
+  std::uint64_t queued_disk_jobs = 0;
+  std::uint64_t queued_disk_bytes = 0;
+  std::uint64_t index_bytes = 0;  // the index's own structures, objects excluded
+};
+
+struct FilterStats {
+  std::uint64_t m = 0;
+  std::uint32_t k = 0;
+  std::uint64_t entries = 0;  // keys counted in the filter
+  std::uint64_t nonzero = 0;
+  std::uint64_t saturated = 0;
+  std::uint64_t refused_removes = 0;  // each one a bug, logged
+  std::uint64_t pending_changes = 0;
+};
+
+}  // namespace sumcache::daemon
