@@ -85,7 +85,7 @@ DaemonProcess::~DaemonProcess() {
 
 std::filesystem::path DaemonProcess::write_file(std::string_view name,
                                                 std::string_view content) const {
-  const auto path = dir() / name;
+  auto path = dir() / name;
   std::ofstream file(path, std::ios::binary);
   file << content;
   file.close();
@@ -111,6 +111,7 @@ std::error_code DaemonProcess::start(const std::filesystem::path& program,
   std::vector<std::string> words{program_path};
   words.insert(words.end(), args.begin(), args.end());
   std::vector<char*> argv;
+  argv.reserve(words.size() + 1);
   for (auto& word : words) argv.push_back(word.data());
   argv.push_back(nullptr);
 

@@ -1,5 +1,7 @@
 #include "tests/support/deterministic_body.h"
 
+#include "filters/hashing.h"
+
 namespace sumcache::testing {
 
 namespace {
@@ -20,13 +22,13 @@ static_assert(kAlphabet.size() == 64);
 }  // namespace
 
 std::uint64_t body_key(std::string_view path, std::string_view seed) {
-  // FNV-1a over path, a NUL separator and seed: ("a", "bc") and ("ab", "c") differ.
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  auto mix = [&h](unsigned char c) { h = (h ^ c) * 0x100000001b3ULL; };
-  for (char c : path) mix(static_cast<unsigned char>(c));
-  mix(0);
-  for (char c : seed) mix(static_cast<unsigned char>(c));
-  return h;
+  // The project's hash (deterministic across processes) over path, NUL, seed: the
+  // separator keeps ("a", "bc") and ("ab", "c") apart.
+  const filters::Hasher hasher = filters::Hasher::create(filters::HashId::xxh3_128).value();
+  std::string key(path);
+  key += '\0';
+  key += seed;
+  return hasher(key).h1;
 }
 
 void fill_body(std::uint64_t key, std::uint64_t offset, std::span<char> out) {

@@ -119,6 +119,20 @@ struct HttpClient::Impl {
     co_return handshake_ec;
   }
 
+  // Reads responses into `out` until a final one, or until 100 Continue when
+  // `until_continue`; the 1xx responses go to `interim`.
+  template <class Stream>
+  asio::awaitable<std::error_code> read_responses(Stream& stream, bool head, bool until_continue,
+                                                  ClientResponse& out,
+                                                  std::vector<InterimResponse>& interim) {
+    for (;;) {
+      if (const auto ec = co_await read_one(stream, buffer, head, out); ec) co_return ec;
+      if (!is_interim(out)) co_return std::error_code{};
+      interim.push_back({out.status, out.headers});
+      if (until_continue && out.status == 100) co_return std::error_code{};
+    }
+  }
+
   template <class Stream>
   asio::awaitable<std::error_code> exchange_on(Stream& stream, const ClientRequest& request,
                                                Clock::time_point deadline, ClientResponse& out) {
@@ -132,24 +146,21 @@ struct HttpClient::Impl {
           ec) {
         co_return ec;
       }
-      for (;;) {
-        if (const auto ec = co_await read_one(stream, buffer, head, out); ec) co_return ec;
-        if (!is_interim(out)) {
-          out.keep_alive = false;  // the body was never sent: the framing is lost
-          out.interim = std::move(interim);
-          co_return std::error_code{};
-        }
-        interim.push_back({out.status, out.headers});
-        if (out.status == 100) break;
+      if (const auto ec = co_await read_responses(stream, head, true, out, interim); ec) {
+        co_return ec;
+      }
+      if (!is_interim(out)) {
+        out.keep_alive = false;  // the body was never sent: the framing is lost
+        out.interim = std::move(interim);
+        co_return std::error_code{};
       }
     }
     if (const auto [ec, n] = co_await http::async_write(stream, serializer, kUseTuple); ec) {
       co_return ec;
     }
-    do {
-      if (const auto ec = co_await read_one(stream, buffer, head, out); ec) co_return ec;
-      if (is_interim(out)) interim.push_back({out.status, out.headers});
-    } while (is_interim(out));
+    if (const auto ec = co_await read_responses(stream, head, false, out, interim); ec) {
+      co_return ec;
+    }
     out.interim = std::move(interim);
     co_return std::error_code{};
   }

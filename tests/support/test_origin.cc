@@ -25,7 +25,7 @@ asio::awaitable<void> accept_loop(tcp::acceptor& acceptor, asio::ssl::context* t
     socket.set_option(tcp::no_delay(true), ec);
     // A session that throws is a bug in this library: rethrowing ends the origin's thread
     // and the test with it, instead of leaving a client waiting for its timeout.
-    auto rethrow = [](std::exception_ptr e) {
+    auto rethrow = [](const std::exception_ptr& e) {
       if (e) std::rethrow_exception(e);
     };
     if (tls) {

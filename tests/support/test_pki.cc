@@ -21,7 +21,7 @@ using CertPtr = std::unique_ptr<X509, decltype(&X509_free)>;
 using BioPtr = std::unique_ptr<BIO, decltype(&BIO_free)>;
 
 constexpr long kValidBeforeSeconds = 3600;  // clocks of test machines may disagree a little
-constexpr long kValidForSeconds = 24 * 3600;
+constexpr long kValidForSeconds = 24L * 3600;
 
 void check(bool ok, const std::string& step) {
   if (ok) return;
