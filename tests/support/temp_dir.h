@@ -1,0 +1,23 @@
+#pragma once
+// TempDir: a fresh directory under the system temp dir, removed with everything
+// in it when the object goes away.
+
+#include <filesystem>
+
+namespace sumcache::testing {
+
+class TempDir {
+ public:
+  // Throws std::system_error when the directory cannot be made: a test cannot run without it.
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+}  // namespace sumcache::testing
