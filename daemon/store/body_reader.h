@@ -10,6 +10,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 
 #include "daemon/store/checksum_stream.h"
 #include "daemon/store/object_file_io.h"

@@ -54,6 +54,7 @@ Result<DiskScan> scan_disk_tier(const std::string& root, const FileLimits& limit
     if (!it->is_regular_file(type_ec)) continue;
     const std::string path = it->path().string();
     const std::string relative = it->path().lexically_relative(root).string();
+    if (relative == kLockFileName) continue;
     if (relative.ends_with(kTempSuffix)) {
       remove_bad(path, "temp file of an interrupted write");
       continue;

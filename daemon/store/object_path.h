@@ -15,6 +15,8 @@ namespace sumcache::daemon {
 
 std::string object_file_path(std::string_view root, const filters::Hash128& hash,
                              std::uint64_t variant_hash);
+// Held with flock() by the store that has the directory open.
+inline constexpr std::string_view kLockFileName = "lock";
 // Interrupted writes leave this; open() removes them.
 inline constexpr std::string_view kTempSuffix = ".tmp";
 inline std::string temp_path_for(const std::string& path) {

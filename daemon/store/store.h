@@ -101,6 +101,7 @@ class Store {
   // No lock held:
   void enforce_budget(Tier tier);
   std::error_code open_disk_tier();
+  std::error_code lock_disk_tier();
   void run_disk_job(const DiskJob& job);
   void settle_write(const DiskJob& job, const Result<std::uint64_t>& written);
   Result<FileRead> open_for_read(const StoredObject& object);
@@ -116,6 +117,7 @@ class Store {
   mutable KeyFilter filter_;
   mutable StoreCounters counters_;
   std::atomic<std::uint32_t> evict_cursor_{0};
+  UniqueFd disk_lock_;                  // flock()ed while the store is open
   std::uint64_t next_sequence_ = 1;     // the writer thread's alone once open
   std::unique_ptr<DiskWriter> writer_;  // last: its thread uses everything above
 };

@@ -2,7 +2,11 @@
 // index, and reads with their damage handling (docs/store.md, "Disk tier" and
 // "Threads").
 
+#include <fcntl.h>
+#include <sys/file.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <filesystem>
 
 #include "daemon/store/disk_scan.h"
@@ -18,11 +22,25 @@ std::string Store::path_of(const filters::Hash128& hash, std::uint64_t variant_h
   return object_file_path(options_.disk_path, hash, variant_hash);
 }
 
+// One store per directory: a second one would take the first one's temp
+// files for leftovers of a crash and remove them, and both would evict files
+// the other counts. flock() locks are per open file, so a second Store in the
+// same process is refused too.
+std::error_code Store::lock_disk_tier() {
+  const std::string path = options_.disk_path + "/" + std::string(kLockFileName);
+  disk_lock_ = UniqueFd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+  if (disk_lock_.get() < 0) return {errno, std::system_category()};
+  if (::flock(disk_lock_.get(), LOCK_EX | LOCK_NB) == 0) return {};
+  if (errno == EWOULDBLOCK) return StoreErrc::disk_in_use;
+  return {errno, std::system_category()};
+}
+
 // Files join the index oldest write first, so the disk LRU starts in write order.
 std::error_code Store::open_disk_tier() {
   std::error_code ec;
   std::filesystem::create_directories(options_.disk_path, ec);
   if (ec) return ec;
+  if (auto locked = lock_disk_tier()) return locked;
   auto scan =
       scan_disk_tier(options_.disk_path, limits_, options_.verify_bodies_on_open, options_.log);
   if (!scan) return scan.error();

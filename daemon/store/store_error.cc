@@ -29,6 +29,8 @@ class StoreCategory final : public std::error_category {
         return "stored key differs from the requested key";
       case StoreErrc::disk_disabled:
         return "the store has no disk tier";
+      case StoreErrc::disk_in_use:
+        return "another store has the disk tier's directory open";
       case StoreErrc::queue_full:
         return "disk write queue full and the object does not fit in memory";
       case StoreErrc::bad_magic:

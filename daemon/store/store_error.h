@@ -17,6 +17,7 @@ enum class StoreErrc {
   key_mismatch,         // the file or entry holds another key with the same hash
   disk_disabled,        // a disk operation on a store without a disk tier
   queue_full,           // the disk write queue is full and the object does not fit in memory
+  disk_in_use,          // another store holds the disk tier's directory
   bad_magic,            // not an object file
   unsupported_version,  // object file written by a format this build cannot read
   inconsistent_header,  // lengths disagree with each other or with the file size

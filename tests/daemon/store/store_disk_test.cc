@@ -361,6 +361,18 @@ TEST(StoreDisk, AFailedWriteIsCountedLoggedAndLeavesTheObjectInMemory) {
   expect_filter_matches_index(*store);
 }
 
+TEST(StoreDisk, ASecondStoreOnTheSameDirectoryIsRefusedUntilTheFirstCloses) {
+  TempDir dir;
+  auto first = open_store(disk_options(dir.path()));
+  EXPECT_EQ(Store::open(disk_options(dir.path())).error(), StoreErrc::disk_in_use);
+  first.reset();
+  LogLines log;
+  auto options = disk_options(dir.path());
+  options.log = log.sink();
+  EXPECT_TRUE(Store::open(options).ok());
+  EXPECT_TRUE(log.lines().empty());  // the lock file is not taken for a stray file
+}
+
 // A FIFO at the first object's temp path holds the writer in open() until a
 // reader comes: the queue stays full for as long as the test needs.
 TEST(StoreDisk, AFullWriteQueueKeepsObjectsInMemoryOrRefusesThem) {
