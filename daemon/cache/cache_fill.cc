@@ -1,0 +1,68 @@
+#include "daemon/cache/cache_fill.h"
+
+#include "daemon/cache/stored_head.h"
+#include "daemon/http/cacheability.h"
+#include "daemon/http/validation.h"
+
+namespace sumcache::daemon {
+namespace {
+
+// Fields a hit writes itself, or that describe another hop.
+void remove_per_response_fields(HeaderList& fields) {
+  for (const char* name : {"Age", "X-Cache", "Content-Length", "Transfer-Encoding", "Connection",
+                           "Keep-Alive"}) {
+    remove_field(fields, name);
+  }
+}
+
+void append_via(HeaderList& fields, std::string_view via) {
+  auto existing = joined_value(fields, "Via");
+  remove_field(fields, "Via");
+  fields.push_back({"Via", existing ? *existing + ", " + std::string(via) : std::string(via)});
+}
+
+}  // namespace
+
+ExchangeTimes exchange_times(std::chrono::system_clock::time_point request_time,
+                             std::chrono::system_clock::time_point response_time) {
+  return {std::chrono::floor<std::chrono::seconds>(request_time),
+          std::chrono::floor<std::chrono::seconds>(response_time)};
+}
+
+std::pair<std::string, std::string> stored_head_and_meta(const ResponseFacts& response,
+                                                         std::uint64_t body_size,
+                                                         std::string_view via,
+                                                         const HeuristicPolicy& policy) {
+  CachedMeta meta;
+  meta.status = response.status;
+  meta.freshness = stored_freshness(response.status, response.fields, response.directives,
+                                    response.times, policy);
+  meta.directives = response.directives;
+  meta.directives.no_cache_fields.clear();
+  meta.directives.private_fields.clear();
+  meta.vary = joined_value(response.fields, "Vary").value_or("");
+  HeaderList fields =
+      headers_to_store(response.fields, response.directives, response.times.response_time);
+  remove_per_response_fields(fields);
+  append_via(fields, via);
+  fields.push_back({"Content-Length", std::to_string(body_size)});
+  return {build_head(status_line(response.status, response.reason), fields), encode_meta(meta)};
+}
+
+std::optional<std::pair<std::string, std::string>> refreshed_head_and_meta(
+    std::string_view stored_head, const CachedMeta& meta, const HeaderList& not_modified,
+    ExchangeTimes times, const HeuristicPolicy& policy) {
+  const StoredHead stored = parse_stored_head(stored_head);
+  auto merged = freshen_stored_headers(stored.fields, not_modified, times.response_time);
+  if (!merged) return std::nullopt;
+  CachedMeta fresh = meta;
+  fresh.directives = response_directives(*merged);
+  fresh.freshness = stored_freshness(meta.status, *merged, fresh.directives, times, policy);
+  fresh.directives.no_cache_fields.clear();
+  fresh.directives.private_fields.clear();
+  remove_field(*merged, "Age");
+  remove_field(*merged, "X-Cache");
+  return std::pair{build_head(stored.status_line, *merged), encode_meta(fresh)};
+}
+
+}  // namespace sumcache::daemon

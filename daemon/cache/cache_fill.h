@@ -1,0 +1,37 @@
+#pragma once
+// What the store keeps of a response: the head as clients will get it (fields
+// per RFC 9111 §3.1, our Via, an exact Content-Length, no Age: that is
+// computed per hit) and the meta with the freshness facts (§4.2).
+
+#include <string>
+
+#include "daemon/cache/cached_meta.h"
+#include "daemon/http/header_list.h"
+#include "daemon/store/stored_object.h"
+
+namespace sumcache::daemon {
+
+struct ResponseFacts {
+  int status = 200;
+  std::string reason;
+  HeaderList fields;  // as received, hop-by-hop fields included
+  ResponseDirectives directives;
+  ExchangeTimes times;
+};
+
+// The head and meta for a response whose body has `body_size` bytes.
+std::pair<std::string, std::string> stored_head_and_meta(const ResponseFacts& response,
+                                                         std::uint64_t body_size,
+                                                         std::string_view via,
+                                                         const HeuristicPolicy& policy);
+
+// After a 304 (§4.3.4): the stored fields freshened by the 304's, or nullopt
+// when the 304 describes another representation.
+std::optional<std::pair<std::string, std::string>> refreshed_head_and_meta(
+    std::string_view stored_head, const CachedMeta& meta, const HeaderList& not_modified,
+    ExchangeTimes times, const HeuristicPolicy& policy);
+
+ExchangeTimes exchange_times(std::chrono::system_clock::time_point request_time,
+                             std::chrono::system_clock::time_point response_time);
+
+}  // namespace sumcache::daemon

@@ -1,0 +1,42 @@
+#pragma once
+// One GET or HEAD on its way through the cache, and the stored response
+// picked for it. Private to daemon/cache.
+
+#include <chrono>
+
+#include "daemon/cache/cached_meta.h"
+#include "daemon/http/cache_control.h"
+#include "daemon/log/access_log.h"
+#include "daemon/proxy/client_connection.h"
+#include "daemon/proxy/proxy_context.h"
+#include "daemon/proxy/request_route.h"
+#include "daemon/store/stored_object.h"
+
+namespace sumcache::daemon {
+
+struct CacheRequest {
+  WorkerContext& worker;
+  const Settings& settings;
+  ClientConnection& client;
+  http::request_parser<http::buffer_body>& parser;
+  const Route& route;
+  AccessRecord& record;
+  HeaderList headers;
+  RequestDirectives directives;
+  filters::Hash128 hash;
+  bool head_method = false;
+  bool conditional = false;  // If-None-Match or If-Modified-Since
+  bool ranged = false;
+  std::chrono::sys_seconds now;
+  // A response to this request may fill the cache: a plain GET.
+  bool fills_cache() const {
+    return !head_method && !conditional && !ranged && !directives.no_store;
+  }
+};
+
+struct Candidate {
+  ObjectPtr object;
+  CachedMeta meta;
+};
+
+}  // namespace sumcache::daemon

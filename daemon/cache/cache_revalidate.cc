@@ -1,0 +1,149 @@
+// Revalidation of stored responses (RFC 9111 §4.3): in line for a request
+// that needs it, or in the background within stale-while-revalidate
+// (RFC 5861 §3) so that the client is answered from the stale copy at once.
+#include "daemon/cache/cache_fill.h"
+#include "daemon/cache/cache_request.h"
+#include "daemon/cache/cache_service.h"
+#include "daemon/cache/cached_meta.h"
+#include "daemon/cache/stored_head.h"
+#include "daemon/http/cacheability.h"
+#include "daemon/http/validation.h"
+#include "daemon/http/vary.h"
+#include "daemon/proxy/header_convert.h"
+
+namespace sumcache::daemon {
+
+namespace {
+
+// The conditional request: the client's head, its own conditionals and range
+// replaced by ours, so that a changed representation comes back whole.
+http::request_header<> conditional_head(http::request_header<> head, const ObjectPtr& object) {
+  for (auto name : {http::field::if_none_match, http::field::if_modified_since,
+                    http::field::if_range, http::field::range}) {
+    head.erase(name);
+  }
+  for (const auto& f : conditional_headers(parse_stored_head(object->head).fields)) {
+    head.set(f.name, f.value);
+  }
+  return head;
+}
+
+// Reads a whole response body into `out`, at most `limit` bytes.
+awaitable<bool> read_whole_body(UpstreamResponse& res, const config::LimitsConfig& limits,
+                                std::uint64_t limit, std::string& out) {
+  auto& parser = *res.parser;
+  std::vector<char> chunk(64 * 1024);
+  while (!parser.is_done()) {
+    parser.get().body().data = chunk.data();
+    parser.get().body().size = chunk.size();
+    res.connection->expires_after(limits.upstream_io_timeout_ms);
+    auto [ec, n] = co_await res.connection->visit(
+        [&](auto& stream) { return http::async_read(stream, res.buffer, parser, use_nothrow); });
+    if (ec && ec != http::error::need_buffer) co_return false;
+    const std::size_t got = chunk.size() - parser.get().body().size;
+    if (out.size() + got > limit) co_return false;
+    out.append(chunk.data(), got);
+  }
+  co_return true;
+}
+
+}  // namespace
+
+awaitable<unsigned> CacheService::revalidate(CacheRequest& r, const Candidate& c,
+                                             bool stale_if_error) {
+  const auto& limits = r.settings.config.limits;
+  UpstreamRequest up{r.route.upstream, r.worker.tls_server_name,
+                     conditional_head(make_upstream_head(r.parser.get().base(), r.parser.chunked(),
+                                                         r.route, r.settings, r.client),
+                                      c.object),
+                     r.head_method};
+  auto [ec, res] = co_await exchange_with_upstream(r.worker, limits, up, &r.client, &r.parser);
+  if (ec) {
+    r.worker.shared.stats.upstream_errors.fetch_add(1, std::memory_order_relaxed);
+    if (stale_if_error) {
+      co_return co_await serve_stored(r, c, current_age(c.meta.freshness, r.now),
+                                      CacheResult::stale_hit);
+    }
+    r.record.result = CacheResult::refresh_miss;
+    co_return co_await send_upstream_error(r.client, r.settings, r.route, ec,
+                                           r.parser.get().version());
+  }
+  const unsigned status = res->parser->get().result_int();
+  if (status == 304) {
+    const auto times = exchange_times(res->request_time, res->response_time);
+    const HeaderList fields = to_header_list(res->parser->get().base());
+    co_await finish_upstream(r.worker, limits, std::move(res));
+    auto refreshed =
+        refreshed_head_and_meta(c.object->head, c.meta, fields, times, policy_.heuristic);
+    if (!refreshed) co_return co_await fetch(r, nullptr, false);
+    store_.update_meta(c.object->key, c.object->variant, refreshed->second, refreshed->first);
+    auto object = std::make_shared<StoredObject>(*c.object);
+    object->head = std::move(refreshed->first);
+    object->meta = std::move(refreshed->second);
+    Candidate fresh{object, *decode_meta(object->meta)};
+    co_return co_await serve_stored(r, fresh, current_age(fresh.meta.freshness, r.now),
+                                    CacheResult::refresh_hit);
+  }
+  if (stale_if_error && status >= 500 && status <= 504) {
+    co_await finish_upstream(r.worker, limits, std::move(res));
+    co_return co_await serve_stored(r, c, current_age(c.meta.freshness, r.now),
+                                    CacheResult::stale_hit);
+  }
+  co_return co_await relay_and_store(r, std::move(res), CacheResult::refresh_miss);
+}
+
+void CacheService::revalidate_in_background(CacheRequest& r, const Candidate& c) {
+  auto ticket = inflight_.join(r.route.cache_key, r.worker.executor, std::chrono::milliseconds(0));
+  if (!ticket.leader) return;  // someone is already fetching this key
+  auto settings = r.worker.shared.settings.get();
+  UpstreamRequest up{r.route.upstream, r.worker.tls_server_name,
+                     conditional_head(make_upstream_head(r.parser.get().base(), false, r.route,
+                                                         *settings, r.client),
+                                      c.object),
+                     false};
+  up.head.method(http::verb::get);
+  up.head.erase(http::field::content_length);
+  up.head.erase(http::field::transfer_encoding);
+  auto task = [](CacheService& self, WorkerContext& worker, std::shared_ptr<const Settings> s,
+                 UpstreamRequest request, Candidate stale, HeaderList headers,
+                 std::string key) -> awaitable<void> {
+    InflightLease lease(self.inflight_, key);
+    const auto& limits = s->config.limits;
+    auto [ec, res] = co_await exchange_with_upstream(worker, limits, request, nullptr, nullptr);
+    if (ec) co_return;
+    const auto times = exchange_times(res->request_time, res->response_time);
+    auto& msg = res->parser->get();
+    ResponseFacts facts{static_cast<int>(msg.result_int()), std::string(msg.reason()), to_header_list(msg.base()),
+                        {}, times};
+    facts.directives = response_directives(facts.fields);
+    if (facts.status == 304) {
+      if (auto refreshed = refreshed_head_and_meta(stale.object->head, stale.meta, facts.fields,
+                                                   times, self.policy_.heuristic)) {
+        self.store_.update_meta(key, stale.object->variant, std::move(refreshed->second),
+                                std::move(refreshed->first));
+      }
+      co_await finish_upstream(worker, limits, std::move(res));
+      co_return;
+    }
+    const RequestDirectives none;
+    const StoreInput input{"GET", headers, none, facts.status, facts.fields, facts.directives,
+                           self.policy_.max_object_bytes};
+    auto variant = secondary_key(joined_value(facts.fields, "Vary").value_or(""), headers);
+    std::string body;
+    if (storability(input) != StoreReason::storable || !variant ||
+        !co_await read_whole_body(*res, limits, self.policy_.max_object_bytes, body)) {
+      co_return;
+    }
+    auto [head, meta] = stored_head_and_meta(facts, body.size(), s->via, self.policy_.heuristic);
+    const std::uint64_t size = body.size();
+    self.store_.insert(StoredObject{key, std::move(*variant), stale.object->hash, std::move(meta),
+                                    std::move(head),
+                                    std::make_shared<const std::string>(std::move(body)), size});
+    co_await finish_upstream(worker, limits, std::move(res));
+  };
+  asio::co_spawn(r.worker.executor,
+                 task(*this, r.worker, settings, std::move(up), c, r.headers, r.route.cache_key),
+                 asio::detached);
+}
+
+}  // namespace sumcache::daemon

@@ -1,0 +1,189 @@
+#include "daemon/cache/cache_service.h"
+
+#include "daemon/cache/cache_fill.h"
+#include "daemon/cache/cache_request.h"
+#include "daemon/cache/cached_meta.h"
+#include "daemon/cache/hit_writer.h"
+#include "daemon/http/cacheability.h"
+#include "daemon/http/invalidation.h"
+#include "daemon/http/use_decision.h"
+#include "daemon/http/vary.h"
+#include "daemon/proxy/header_convert.h"
+#include "daemon/proxy/response_relay.h"
+
+namespace sumcache::daemon {
+
+namespace {
+
+bool is_error_status(unsigned status) { return status >= 500 && status <= 504; }
+
+}  // namespace
+
+awaitable<unsigned> CacheService::serve(WorkerContext& worker, const Settings& settings,
+                                        ClientConnection& client,
+                                        http::request_parser<http::buffer_body>& parser,
+                                        const Route& route, AccessRecord& record) {
+  const auto& req = parser.get();
+  CacheRequest r{worker, settings, client, parser, route, record, to_header_list(req.base()),
+                 {}, {}, req.method() == http::verb::head, false, false,
+                 std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now())};
+  r.directives = request_directives(r.headers);
+  r.conditional = has_field(r.headers, "If-None-Match") || has_field(r.headers, "If-Modified-Since");
+  r.ranged = has_field(r.headers, "Range");
+  r.hash = store_.hash_key(route.cache_key);
+  if (!r.directives.no_store) {
+    if (auto c = find_candidate(r)) {
+      const UseResult use = decide_use(c->meta.freshness, c->meta.directives, r.directives, r.now);
+      switch (use.decision) {
+        case UseDecision::serve_fresh:
+          co_return co_await serve_stored(r, *c, use.age, CacheResult::hit);
+        case UseDecision::serve_stale:
+          co_return co_await serve_stored(r, *c, use.age, CacheResult::stale_hit);
+        case UseDecision::serve_stale_while_revalidate:
+          revalidate_in_background(r, *c);
+          co_return co_await serve_stored(r, *c, use.age, CacheResult::stale_hit);
+        case UseDecision::revalidate:
+          co_return co_await revalidate(r, *c, use.stale_if_error);
+        case UseDecision::gateway_timeout:
+          break;
+        case UseDecision::must_fetch:
+          co_return co_await fetch(r, use.stale_if_error ? &*c : nullptr, true);
+      }
+    }
+  }
+  if (r.directives.only_if_cached) {
+    record.result = CacheResult::miss;
+    co_return co_await send_error(client, settings, http::status::gateway_timeout,
+                                  "only-if-cached: not in this cache", req.version());
+  }
+  co_return co_await fetch(r, nullptr, true);
+}
+
+std::optional<Candidate> CacheService::find_candidate(const CacheRequest& r) {
+  std::vector<ObjectPtr> variants;
+  store_.find(r.route.cache_key, r.hash, variants);
+  for (auto& object : variants) {
+    auto meta = decode_meta(object->meta);
+    if (!meta) {
+      r.worker.shared.log.warn("unreadable cache meta for " + object->key + ": removed");
+      store_.remove_variant(object->key, object->variant);
+      continue;
+    }
+    if (vary_matches(meta->vary, object->variant, r.headers)) {
+      return Candidate{std::move(object), std::move(*meta)};
+    }
+  }
+  return std::nullopt;
+}
+
+awaitable<unsigned> CacheService::serve_stored(CacheRequest& r, const Candidate& c,
+                                               std::chrono::seconds age, CacheResult result) {
+  std::shared_ptr<const std::string> body = c.object->body;
+  if (!body) {
+    auto loaded = store_.load_body(c.object);
+    if (!loaded) co_return co_await fetch(r, nullptr, true);  // damaged on disk: a miss
+    body = std::move(loaded).value();
+  }
+  HitRequest hit{r.head_method, r.parser.get().version(), r.conditional, r.ranged, &r.headers,
+                 r.now, r.settings.config.limits.upstream_io_timeout_ms};
+  r.record.result = result;
+  r.record.hierarchy = "NONE";
+  co_return co_await write_hit(r.client, hit, *c.object, *body, age, to_string(result));
+}
+
+awaitable<unsigned> CacheService::fetch(CacheRequest& r, const Candidate* stale,
+                                        bool may_collapse) {
+  const auto& limits = r.settings.config.limits;
+  std::optional<InflightLease> lease;
+  if (may_collapse && r.fills_cache()) {
+    auto ticket = inflight_.join(r.route.cache_key, r.worker.executor, limits.collapsed_wait_ms);
+    if (!ticket.leader) {
+      co_await ticket.wait->async_wait(use_nothrow);
+      r.now = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
+      if (auto c = find_candidate(r)) {
+        const UseResult use = decide_use(c->meta.freshness, c->meta.directives, r.directives, r.now);
+        if (use.decision == UseDecision::serve_fresh) {
+          co_return co_await serve_stored(r, *c, use.age, CacheResult::collapsed_hit);
+        }
+      }
+      co_return co_await fetch(r, stale, false);
+    }
+    lease.emplace(inflight_, r.route.cache_key);
+  }
+  UpstreamRequest up{r.route.upstream, r.worker.tls_server_name,
+                     make_upstream_head(r.parser.get().base(), r.parser.chunked(), r.route,
+                                        r.settings, r.client),
+                     r.head_method};
+  auto [ec, res] = co_await exchange_with_upstream(r.worker, limits, up, &r.client, &r.parser);
+  if (ec) {
+    r.worker.shared.stats.upstream_errors.fetch_add(1, std::memory_order_relaxed);
+    if (stale != nullptr) {
+      co_return co_await serve_stored(r, *stale, current_age(stale->meta.freshness, r.now),
+                                      CacheResult::stale_hit);
+    }
+    r.record.result = CacheResult::miss;
+    co_return co_await send_upstream_error(r.client, r.settings, r.route, ec,
+                                           r.parser.get().version());
+  }
+  if (stale != nullptr && is_error_status(res->parser->get().result_int())) {
+    co_await finish_upstream(r.worker, limits, std::move(res));
+    co_return co_await serve_stored(r, *stale, current_age(stale->meta.freshness, r.now),
+                                    CacheResult::stale_hit);
+  }
+  co_return co_await relay_and_store(r, std::move(res), CacheResult::miss);
+}
+
+awaitable<unsigned> CacheService::relay_and_store(CacheRequest& r,
+                                                  std::unique_ptr<UpstreamResponse> res,
+                                                  CacheResult result) {
+  const auto& limits = r.settings.config.limits;
+  auto& msg = res->parser->get();
+  ResponseFacts facts{static_cast<int>(msg.result_int()), std::string(msg.reason()), to_header_list(msg.base()), {},
+                      exchange_times(res->request_time, res->response_time)};
+  facts.directives = response_directives(facts.fields);
+  std::optional<std::string> variant;
+  if (r.fills_cache()) {
+    const StoreInput input{"GET", r.headers, r.directives, facts.status, facts.fields,
+                           facts.directives, policy_.max_object_bytes};
+    if (storability(input) == StoreReason::storable) {
+      variant = secondary_key(joined_value(facts.fields, "Vary").value_or(""), r.headers);
+    }
+  }
+  prepare_client_head(msg, r.client, r.parser.get().version(), r.head_method, r.settings.via,
+                      to_string(result));
+  r.client.keep_alive = msg.keep_alive();
+  r.record.result = result;
+  BodyCapture capture{variant.has_value(), policy_.max_object_bytes, {}};
+  bool complete = false;
+  if (co_await relay_response(r.client, *res, limits, capture, complete)) {
+    r.client.keep_alive = false;
+    co_return static_cast<unsigned>(facts.status);
+  }
+  if (complete && capture.active) {
+    auto [head, meta] = stored_head_and_meta(facts, capture.data.size(), r.settings.via,
+                                             policy_.heuristic);
+    StoredObject object{r.route.cache_key, std::move(*variant), r.hash, std::move(meta),
+                        std::move(head), nullptr, capture.data.size()};
+    object.body = std::make_shared<const std::string>(std::move(capture.data));
+    if (auto ec = store_.insert(std::move(object))) {
+      r.worker.shared.log.warn("not stored " + r.route.cache_key + ": " + ec.message());
+    }
+  }
+  co_await finish_upstream(r.worker, limits, std::move(res));
+  co_return static_cast<unsigned>(facts.status);
+}
+
+void CacheService::invalidate_after_unsafe(std::string_view method, const Route& route,
+                                           const ForwardResult& result) {
+  HeaderList response;
+  if (!result.location.empty()) response.push_back({"Location", result.location});
+  if (!result.content_location.empty()) {
+    response.push_back({"Content-Location", result.content_location});
+  }
+  for (const auto& key : invalidation_keys(method,
+                                           static_cast<int>(result.status), route.uri, response)) {
+    store_.remove(key);
+  }
+}
+
+}  // namespace sumcache::daemon

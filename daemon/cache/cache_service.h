@@ -1,0 +1,57 @@
+#pragma once
+// The cache's side of the proxy (RFC 9111): GET and HEAD answered from the
+// store when fresh; stale ones revalidated (in the background within
+// stale-while-revalidate, or served on error within stale-if-error); misses
+// fetched once per key at a time (collapsed forwarding) and stored while they
+// stream to the client; stored keys invalidated after unsafe requests.
+
+#include <memory>
+
+#include "daemon/cache/inflight_table.h"
+#include "daemon/http/freshness.h"
+#include "daemon/log/access_log.h"
+#include "daemon/proxy/forward_flow.h"
+#include "daemon/store/store.h"
+
+namespace sumcache::daemon {
+
+struct CachePolicy {
+  HeuristicPolicy heuristic;
+  std::uint64_t max_object_bytes = 64 * 1024 * 1024;
+};
+
+struct CacheRequest;
+struct Candidate;
+
+class CacheService {
+ public:
+  CacheService(Store& store, CachePolicy policy) : store_(store), policy_(policy) {}
+
+  // Returns the status sent; sets record.result.
+  awaitable<unsigned> serve(WorkerContext& worker, const Settings& settings,
+                            ClientConnection& client,
+                            http::request_parser<http::buffer_body>& parser, const Route& route,
+                            AccessRecord& record);
+  // RFC 9111 §4.4, after an unsafe method got a 2xx or 3xx.
+  void invalidate_after_unsafe(std::string_view method, const Route& route,
+                               const ForwardResult& result);
+  // Removes every variant stored under key; returns how many.
+  std::size_t purge(std::string_view key) { return store_.remove(key); }
+  Store& store() { return store_; }
+
+ private:
+  std::optional<Candidate> find_candidate(const CacheRequest& r);
+  awaitable<unsigned> serve_stored(CacheRequest& r, const Candidate& c, std::chrono::seconds age,
+                                   CacheResult result);
+  awaitable<unsigned> fetch(CacheRequest& r, const Candidate* stale, bool may_collapse);
+  awaitable<unsigned> revalidate(CacheRequest& r, const Candidate& c, bool stale_if_error);
+  awaitable<unsigned> relay_and_store(CacheRequest& r, std::unique_ptr<UpstreamResponse> res,
+                                      CacheResult result);
+  void revalidate_in_background(CacheRequest& r, const Candidate& c);
+
+  Store& store_;
+  CachePolicy policy_;
+  InflightTable inflight_;
+};
+
+}  // namespace sumcache::daemon

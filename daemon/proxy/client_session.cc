@@ -1,0 +1,172 @@
+#include "daemon/proxy/client_session.h"
+
+#include "daemon/http/hop_by_hop.h"
+#include "daemon/cache/cache_service.h"
+#include "daemon/proxy/client_connection.h"
+#include "daemon/proxy/forward_flow.h"
+#include "daemon/proxy/request_route.h"
+#include "daemon/proxy/tunnel.h"
+
+namespace sumcache::daemon {
+namespace {
+
+struct ConnectionCount {
+  explicit ConnectionCount(std::atomic<std::uint32_t>& n) : n_(n) {}
+  ~ConnectionCount() { n_.fetch_sub(1, std::memory_order_relaxed); }
+  ConnectionCount(const ConnectionCount&) = delete;
+  ConnectionCount& operator=(const ConnectionCount&) = delete;
+  std::atomic<std::uint32_t>& n_;
+};
+
+// Waits for the first byte of the next request under the idle timeout. The
+// connection sits in the worker's idle set meanwhile, so a drain can close it.
+awaitable<bool> wait_for_request(WorkerContext& worker, ClientConnection& client,
+                                 std::chrono::milliseconds idle) {
+  if (client.buffer.size() > 0) co_return true;
+  worker.idle.insert(&client);
+  client.stream.expires_after(idle);
+  auto [ec, n] = co_await client.stream.async_read_some(client.buffer.prepare(4096), use_nothrow);
+  worker.idle.erase(&client);
+  if (ec || n == 0) co_return false;
+  client.buffer.commit(n);
+  co_return true;
+}
+
+// A request head that could not be read: a status saying why, or nothing
+// when the client went away.
+std::optional<std::pair<http::status, std::string>> read_failure(error_code ec) {
+  if (ec == http::error::end_of_stream || ec == http::error::partial_message ||
+      ec == asio::error::eof || ec == asio::error::connection_reset ||
+      ec == asio::error::operation_aborted) {
+    return std::nullopt;
+  }
+  if (ec == beast::error::timeout) {
+    return std::pair{http::status::request_timeout, "request head not received in time"};
+  }
+  if (ec == http::error::header_limit) {
+    return std::pair{http::status::request_header_fields_too_large,
+                     "request head exceeds limits.max_header_bytes"};
+  }
+  if (ec == http::error::body_limit) {
+    return std::pair{http::status::payload_too_large, "request body exceeds limits.max_body_bytes"};
+  }
+  if (ec.category() == http::make_error_code(http::error::bad_method).category()) {
+    return std::pair{http::status::bad_request, "malformed request: " + ec.message()};
+  }
+  return std::nullopt;
+}
+
+bool is_cacheable_method(http::verb method) {
+  return method == http::verb::get || method == http::verb::head;
+}
+
+awaitable<unsigned> dispatch(WorkerContext& worker, const Settings& settings,
+                             ClientConnection& client,
+                             http::request_parser<http::buffer_body>& parser, AccessRecord& record) {
+  auto& req = parser.get();
+  const auto& config = settings.config;
+  const unsigned version = req.version();
+  const auto via = req[http::field::via];
+  if (!via.empty() && via_has_node({{"Via", std::string(via)}}, config.node.id)) {
+    co_return co_await send_error(client, settings, http::status::loop_detected,
+                                  "forwarding loop: the request already passed " + config.node.id,
+                                  version);
+  }
+  const auto host = req[http::field::host];
+  auto routed = route_request(config, req.method_string(), req.target(),
+                              host.empty() ? std::nullopt : std::optional(host));
+  if (auto* refusal = std::get_if<RouteRefusal>(&routed)) {
+    co_return co_await send_error(client, settings, static_cast<http::status>(refusal->status),
+                                  refusal->reason, version);
+  }
+  const Route& route = std::get<Route>(routed);
+  record.url = route.kind == RouteKind::tunnel ? std::string(req.target()) : route.cache_key;
+  record.hierarchy = "DIRECT/" + route.upstream.host;
+  if (route.kind == RouteKind::tunnel) {
+    record.result = CacheResult::tunnel;
+    co_return co_await run_tunnel(worker, settings, client, route);
+  }
+  CacheService* cache = worker.shared.cache;
+  if (cache != nullptr && is_cacheable_method(req.method())) {
+    co_return co_await cache->serve(worker, settings, client, parser, route, record);
+  }
+  record.result = CacheResult::pass;
+  const ForwardResult result = co_await forward_request(worker, settings, client, parser, route);
+  if (cache != nullptr && !result.upstream_failed) cache->invalidate_after_unsafe(req.method_string(), route, result);
+  co_return result.status;
+}
+
+void fill_record(AccessRecord& record, const ClientConnection& client,
+                 const http::request_header<>& req) {
+  record.client = client.address_text;
+  record.method = std::string(req.method_string());
+  record.url = std::string(req.target());
+  record.version = req.version();
+  record.user_agent = std::string(req[http::field::user_agent]);
+  record.referer = std::string(req[http::field::referer]);
+}
+
+}  // namespace
+
+awaitable<void> serve_client(WorkerContext& worker, tcp::socket socket) {
+  ProxyShared& shared = worker.shared;
+  ConnectionCount count(shared.connections);
+  ClientConnection client(std::move(socket));
+  error_code ec;
+  const auto peer = client.stream.socket().remote_endpoint(ec);
+  if (ec) co_return;
+  client.address_text = peer.address().to_string();
+  client.address = *parse_ip(client.address_text);
+  client.stream.socket().set_option(tcp::no_delay(true), ec);
+
+  while (client.keep_alive && !shared.draining.load(std::memory_order_relaxed)) {
+    const auto settings = shared.settings.get();
+    const auto& limits = settings->config.limits;
+    if (!co_await wait_for_request(worker, client, limits.client_idle_timeout_ms)) break;
+    AccessRecord record;
+    record.start = std::chrono::system_clock::now();
+    const auto started = std::chrono::steady_clock::now();
+    const std::uint64_t bytes_before = client.bytes_out;
+    http::request_parser<http::buffer_body> parser;
+    parser.header_limit(static_cast<std::uint32_t>(limits.max_header_bytes));
+    parser.body_limit(limits.max_body_bytes);
+    client.stream.expires_after(limits.client_request_timeout_ms);
+    auto [rec, n] = co_await http::async_read_header(client.stream, client.buffer, parser, use_nothrow);
+    unsigned status = 0;
+    if (rec) {
+      auto failure = read_failure(rec);
+      if (!failure) break;
+      client.keep_alive = false;
+      record.client = client.address_text;
+      record.method = "-";
+      record.url = "-";
+      record.result = CacheResult::error;
+      status = co_await send_error(client, *settings, failure->first, failure->second, 11);
+    } else {
+      shared.stats.requests.fetch_add(1, std::memory_order_relaxed);
+      fill_record(record, client, parser.get());
+      client.keep_alive = parser.get().keep_alive() && !shared.draining.load();
+      if (!settings->clients.allows(client.address)) {
+        client.keep_alive = false;
+        record.result = CacheResult::error;
+        status = co_await send_error(client, *settings, http::status::forbidden,
+                                     "client " + client.address_text + " is not allowed",
+                                     parser.get().version());
+      } else {
+        status = co_await dispatch(worker, *settings, client, parser, record);
+      }
+      // An unread request body leaves no way to find the next request.
+      if (!parser.is_done()) client.keep_alive = false;
+    }
+    record.status = status;
+    record.bytes = client.bytes_out - bytes_before;
+    record.elapsed = std::chrono::duration_cast<std::chrono::microseconds>(
+        std::chrono::steady_clock::now() - started);
+    shared.stats.count(record.result, status);
+    shared.stats.bytes_out.fetch_add(record.bytes, std::memory_order_relaxed);
+    shared.access_log.write(record);
+  }
+  client.stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+}
+
+}  // namespace sumcache::daemon

@@ -1,0 +1,41 @@
+#pragma once
+// Requests that are not answered from the cache: any method, extension
+// methods included, forwarded with the client's body streamed upstream and
+// the response streamed back. A successful unsafe request invalidates what
+// the cache holds for its target (RFC 9111 §4.4), via the CacheService.
+
+#include "daemon/proxy/client_connection.h"
+#include "daemon/proxy/proxy_context.h"
+#include "daemon/proxy/request_route.h"
+#include "daemon/proxy/upstream_exchange.h"
+
+namespace sumcache::daemon {
+
+// The head sent upstream: origin-form target, Host per config, hop-by-hop
+// fields removed, Via appended, X-Forwarded-For in reverse mode.
+http::request_header<> make_upstream_head(const http::request_header<>& client_head,
+                                          bool body_chunked, const Route& route,
+                                          const Settings& settings,
+                                          const ClientConnection& client);
+
+// Writes an error response; the connection closes after it when asked.
+awaitable<unsigned> send_error(ClientConnection& client, const Settings& settings,
+                               http::status status, std::string_view reason, unsigned version);
+
+// Maps an upstream failure to 502 or 504 with a reason.
+awaitable<unsigned> send_upstream_error(ClientConnection& client, const Settings& settings,
+                                        const Route& route, error_code ec, unsigned version);
+
+struct ForwardResult {
+  unsigned status = 0;
+  bool upstream_failed = false;
+  std::string location;          // of the response, for invalidation (RFC 9111 §4.4)
+  std::string content_location;
+};
+
+awaitable<ForwardResult> forward_request(WorkerContext& worker, const Settings& settings,
+                                         ClientConnection& client,
+                                         http::request_parser<http::buffer_body>& parser,
+                                         const Route& route);
+
+}  // namespace sumcache::daemon

@@ -1,0 +1,13 @@
+#pragma once
+// Between Beast's field containers and the rules' HeaderList (daemon/http).
+
+#include "daemon/http/header_list.h"
+#include "daemon/net/asio.h"
+
+namespace sumcache::daemon {
+
+HeaderList to_header_list(const http::fields& fields);
+// Replaces every field of `fields` with `list`, in order.
+void assign_fields(http::fields& fields, const HeaderList& list);
+
+}  // namespace sumcache::daemon

@@ -1,0 +1,69 @@
+#pragma once
+// What a proxy session can reach: the process-wide shared state (config
+// snapshot, logs, store, collapsed-forwarding table, counters) and its own
+// worker's state (upstream pool, TLS context). No globals: the Server owns all.
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <set>
+
+#include "config/config.h"
+#include "daemon/log/access_log.h"
+#include "daemon/log/logger.h"
+#include "daemon/net/cidr.h"
+#include "daemon/proxy/proxy_stats.h"
+#include "daemon/upstream/upstream_pool.h"
+
+namespace sumcache::daemon {
+
+class CacheService;
+
+// Everything SIGHUP may replace, swapped as one immutable snapshot.
+struct Settings {
+  config::Config config;
+  AccessList clients;
+  std::string via;  // our Via member, "1.1 <node-id>"
+};
+
+class SettingsHolder {
+ public:
+  explicit SettingsHolder(std::shared_ptr<const Settings> s) : current_(std::move(s)) {}
+  std::shared_ptr<const Settings> get() const {
+    std::lock_guard lock(mutex_);
+    return current_;
+  }
+  void set(std::shared_ptr<const Settings> s) {
+    std::lock_guard lock(mutex_);
+    current_ = std::move(s);
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::shared_ptr<const Settings> current_;
+};
+
+struct ProxyShared {
+  ProxyShared(std::shared_ptr<const Settings> s, Logger& l, AccessLog& a, CacheService* c)
+      : settings(std::move(s)), log(l), access_log(a), cache(c) {}
+
+  SettingsHolder settings;
+  Logger& log;
+  AccessLog& access_log;
+  CacheService* cache;  // null when nothing is cached
+  ProxyStats stats;
+  std::atomic<bool> draining{false};
+  std::atomic<std::uint32_t> connections{0};
+};
+
+struct ClientConnection;
+
+struct WorkerContext {
+  ProxyShared& shared;
+  asio::any_io_executor executor;
+  UpstreamPool& pool;
+  std::string tls_server_name;  // reverse mode: SNI and verified name for the origin
+  std::set<ClientConnection*> idle;  // waiting for a request: closed at once on drain
+};
+
+}  // namespace sumcache::daemon

@@ -1,0 +1,30 @@
+#pragma once
+// Process-wide proxy counters, updated with relaxed atomics from every worker.
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+
+namespace sumcache::daemon {
+
+enum class CacheResult { miss, hit, refresh_hit, refresh_miss, stale_hit, collapsed_hit, peer_hit,
+                         pass, tunnel, error };
+inline constexpr std::size_t kCacheResults = 10;
+const char* to_string(CacheResult r);
+
+struct ProxyStats {
+  std::atomic<std::uint64_t> requests{0};
+  std::array<std::atomic<std::uint64_t>, kCacheResults> results{};
+  std::array<std::atomic<std::uint64_t>, 6> status_classes{};  // index status / 100
+  std::atomic<std::uint64_t> bytes_in{0};
+  std::atomic<std::uint64_t> bytes_out{0};
+  std::atomic<std::uint64_t> upstream_errors{0};
+  std::atomic<std::uint64_t> refused_connections{0};
+
+  void count(CacheResult r, unsigned status) {
+    results[static_cast<std::size_t>(r)].fetch_add(1, std::memory_order_relaxed);
+    status_classes[status / 100 < 6 ? status / 100 : 0].fetch_add(1, std::memory_order_relaxed);
+  }
+};
+
+}  // namespace sumcache::daemon

@@ -1,0 +1,31 @@
+#pragma once
+// Streams an upstream response to the client as it arrives (a large body is
+// never held whole), optionally keeping a copy for the store while the body
+// stays within the object size limit.
+
+#include <string>
+
+#include "daemon/proxy/upstream_exchange.h"
+
+namespace sumcache::daemon {
+
+struct BodyCapture {
+  bool active = false;        // the response is storable so far
+  std::uint64_t limit = 0;    // max_object_bytes: past it the copy is dropped
+  std::string data;
+};
+
+// Prepares upstream's head for the client: hop-by-hop removed, Via appended,
+// X-Cache set, framing that the client's HTTP version can carry.
+// A response to HEAD keeps upstream's framing fields but carries no body.
+void prepare_client_head(http::response<http::buffer_body>& msg, const ClientConnection& client,
+                         unsigned client_version, bool head_method, std::string_view via,
+                         std::string_view x_cache);
+
+// Sends the prepared head and relays the body. `complete` is set when the
+// whole body reached the client, so that the copy may be stored.
+awaitable<error_code> relay_response(ClientConnection& client, UpstreamResponse& upstream,
+                                     const config::LimitsConfig& limits, BodyCapture& capture,
+                                     bool& complete);
+
+}  // namespace sumcache::daemon

@@ -1,0 +1,155 @@
+#include "daemon/proxy/upstream_exchange.h"
+
+#include "daemon/proxy/head_writer.h"
+
+namespace sumcache::daemon {
+namespace {
+
+constexpr std::size_t kBodyChunk = 64 * 1024;
+// A response body drained only to keep a connection is abandoned past this.
+constexpr std::uint64_t kMaxDrainBytes = 1024 * 1024;
+
+bool expects_continue(const http::request_header<>& head) {
+  return beast::iequals(head[http::field::expect], "100-continue");
+}
+
+// Reads response heads until a final one, relaying 1xx interim responses
+// (RFC 9110 §15.2) to the client.
+template <class Stream>
+awaitable<error_code> read_final_head(Stream& up, UpstreamResponse& res,
+                                      const config::LimitsConfig& limits, ClientConnection* client,
+                                      bool head_method) {
+  for (;;) {
+    res.connection->expires_after(limits.upstream_first_byte_timeout_ms);
+    auto [ec, n] = co_await http::async_read_header(up, res.buffer, *res.parser, use_nothrow);
+    if (ec) co_return ec;
+    const unsigned status = res.parser->get().result_int();
+    if (status >= 200) co_return error_code{};
+    if (status == 101) co_return error_code(http::error::bad_version);  // no Upgrade relay
+    if (client != nullptr) {
+      std::string interim = serialize_head(res.parser->get().base()) + "\r\n";
+      client->stream.expires_after(limits.upstream_io_timeout_ms);
+      auto [wec, wn] = co_await asio::async_write(client->stream, asio::buffer(interim), use_nothrow);
+      if (wec) co_return wec;
+      client->bytes_out += wn;
+    }
+    res.parser.emplace();
+    res.parser->body_limit(boost::none);
+    if (head_method) res.parser->skip(true);
+  }
+}
+
+// Streams the client's request body upstream through the serializer.
+template <class Stream>
+awaitable<error_code> send_body(Stream& up, UpstreamResponse& res,
+                                http::request<http::buffer_body>& msg,
+                                http::request_serializer<http::buffer_body>& sr,
+                                const config::LimitsConfig& limits, ClientConnection& client,
+                                http::request_parser<http::buffer_body>& body) {
+  std::vector<char> chunk(kBodyChunk);
+  while (!sr.is_done()) {
+    if (!body.is_done()) {
+      body.get().body().data = chunk.data();
+      body.get().body().size = chunk.size();
+      client.stream.expires_after(limits.client_request_timeout_ms);
+      auto [ec, n] = co_await http::async_read(client.stream, client.buffer, body, use_nothrow);
+      if (ec && ec != http::error::need_buffer) co_return ec;
+      msg.body().data = chunk.data();
+      msg.body().size = chunk.size() - body.get().body().size;
+      msg.body().more = !body.is_done();
+    } else {
+      msg.body().data = nullptr;
+      msg.body().size = 0;
+      msg.body().more = false;
+    }
+    res.connection->expires_after(limits.upstream_io_timeout_ms);
+    auto [ec, n] = co_await http::async_write(up, sr, use_nothrow);
+    if (ec && ec != http::error::need_buffer) co_return ec;
+  }
+  co_return error_code{};
+}
+
+template <class Stream>
+awaitable<error_code> run_exchange(Stream& up, UpstreamResponse& res, UpstreamRequest& request,
+                                   const config::LimitsConfig& limits, ClientConnection* client,
+                                   http::request_parser<http::buffer_body>* body,
+                                   bool& body_touched) {
+  const bool with_body = body != nullptr && client != nullptr && !body->is_done();
+  http::request<http::buffer_body> msg{request.head};
+  msg.body().data = nullptr;
+  msg.body().more = with_body;
+  http::request_serializer<http::buffer_body> sr{msg};
+  res.connection->expires_after(limits.upstream_io_timeout_ms);
+  if (!with_body) {
+    auto [ec, n] = co_await http::async_write(up, sr, use_nothrow);
+    if (ec) co_return ec;
+    co_return co_await read_final_head(up, res, limits, client, request.head_method);
+  }
+  auto [hec, hn] = co_await http::async_write_header(up, sr, use_nothrow);
+  if (hec) co_return hec;
+  if (expects_continue(request.head)) {
+    // The origin answers the head first (RFC 9110 §10.1.1): a 100 is relayed and the
+    // body follows; a final status means the body is never sent.
+    if (auto ec = co_await read_final_head(up, res, limits, client, request.head_method)) {
+      co_return ec;
+    }
+    if (res.parser->get().result_int() >= 200) co_return error_code{};
+  }
+  body_touched = true;
+  if (auto ec = co_await send_body(up, res, msg, sr, limits, *client, *body)) co_return ec;
+  if (res.parser->is_header_done()) co_return error_code{};
+  co_return co_await read_final_head(up, res, limits, client, request.head_method);
+}
+
+}  // namespace
+
+awaitable<std::tuple<error_code, std::unique_ptr<UpstreamResponse>>> exchange_with_upstream(
+    WorkerContext& worker, const config::LimitsConfig& limits, UpstreamRequest& request,
+    ClientConnection* client, http::request_parser<http::buffer_body>* body) {
+  for (int attempt = 0;; ++attempt) {
+    auto [ec, connection, reused] =
+        co_await worker.pool.acquire(request.origin, request.tls_server_name);
+    if (ec) co_return std::tuple{ec, nullptr};
+    auto res = std::make_unique<UpstreamResponse>();
+    res->connection = std::move(connection);
+    res->parser.emplace();
+    res->parser->body_limit(boost::none);
+    if (request.head_method) res->parser->skip(true);
+    res->request_time = std::chrono::system_clock::now();
+    bool body_touched = false;
+    ec = co_await res->connection->visit([&](auto& stream) {
+      return run_exchange(stream, *res, request, limits, client, body, body_touched);
+    });
+    if (!ec) {
+      res->response_time = std::chrono::system_clock::now();
+      co_return std::tuple{error_code{}, std::move(res)};
+    }
+    const bool nothing_seen = !res->parser->got_some() && res->buffer.size() == 0;
+    if (!(reused && nothing_seen && !body_touched && attempt == 0)) {
+      co_return std::tuple{ec, nullptr};
+    }
+  }
+}
+
+awaitable<void> finish_upstream(WorkerContext& worker, const config::LimitsConfig& limits,
+                                std::unique_ptr<UpstreamResponse> response) {
+  auto& parser = *response->parser;
+  std::vector<char> sink(kBodyChunk);
+  std::uint64_t drained = 0;
+  while (!parser.is_done() && drained < kMaxDrainBytes) {
+    parser.get().body().data = sink.data();
+    parser.get().body().size = sink.size();
+    response->connection->expires_after(limits.upstream_io_timeout_ms);
+    auto [ec, n] = co_await response->connection->visit([&](auto& stream) {
+      return http::async_read(stream, response->buffer, parser, use_nothrow);
+    });
+    if (ec && ec != http::error::need_buffer) co_return;
+    drained += sink.size() - parser.get().body().size;
+  }
+  if (parser.is_done() && parser.keep_alive()) {
+    ++response->connection->requests;
+    worker.pool.release(std::move(response->connection));
+  }
+}
+
+}  // namespace sumcache::daemon

@@ -1,0 +1,45 @@
+#pragma once
+// One request to an origin: acquire a pooled connection, send the head,
+// stream the client's body, relay interim 1xx responses (100 Continue, 103
+// Early Hints) to the client, and read the final response head. The body is
+// left for the caller to relay or drain. A reused keep-alive connection that
+// fails before any response byte is retried once on a fresh one, when no
+// request body has been consumed (the origin may have closed it idle).
+
+#include <chrono>
+#include <memory>
+#include <optional>
+
+#include "daemon/proxy/client_connection.h"
+#include "daemon/proxy/proxy_context.h"
+
+namespace sumcache::daemon {
+
+struct UpstreamResponse {
+  std::unique_ptr<UpstreamConnection> connection;
+  beast::flat_buffer buffer;
+  // Replaced for each message on the connection: interim 1xx heads come first.
+  std::optional<http::response_parser<http::buffer_body>> parser;
+  std::chrono::system_clock::time_point request_time;   // RFC 9111 §4.2.3 request_time
+  std::chrono::system_clock::time_point response_time;  // and response_time
+};
+
+struct UpstreamRequest {
+  Origin origin;
+  std::string_view tls_server_name;
+  http::request_header<> head;  // as it goes upstream: target, Host, Via, no hop-by-hop
+  bool head_method = false;     // the response to HEAD has no body
+};
+
+// `client` (may be null) receives interim responses; `body` (may be null) is
+// the client's parser whose body is streamed upstream.
+awaitable<std::tuple<error_code, std::unique_ptr<UpstreamResponse>>> exchange_with_upstream(
+    WorkerContext& worker, const config::LimitsConfig& limits, UpstreamRequest& request,
+    ClientConnection* client, http::request_parser<http::buffer_body>* body);
+
+// Reads and discards the rest of the response body (a 304 has none; an
+// uncacheable error body may), then pools the connection when it allows.
+awaitable<void> finish_upstream(WorkerContext& worker, const config::LimitsConfig& limits,
+                                std::unique_ptr<UpstreamResponse> response);
+
+}  // namespace sumcache::daemon

@@ -1,0 +1,171 @@
+#include "daemon/server/server.h"
+
+#include <csignal>
+#include <thread>
+
+#include "config/load_config.h"
+#include "config/reload.h"
+#include "daemon/http/hop_by_hop.h"
+
+namespace sumcache::daemon {
+namespace {
+
+// The live part of a reload (docs/configuration.md): access rules, limits,
+// log verbosity and format. Everything else keeps its running value.
+config::Config apply_live(const config::Config& running, const config::Config& next) {
+  config::Config merged = running;
+  merged.access = next.access;
+  merged.limits = next.limits;
+  merged.forward = next.forward;
+  merged.log.level = next.log.level;
+  merged.log.access_format = next.log.access_format;
+  return merged;
+}
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
+  return out;
+}
+
+LogLevel to_log_level(config::LogLevel level) { return static_cast<LogLevel>(level); }
+
+void configure_tls(asio::ssl::context& tls, const config::Config& config, Logger& log) {
+  const auto& t = config.reverse.tls;
+  error_code ec;
+  if (!t.ca_file.empty()) {
+    tls.load_verify_file(t.ca_file.string(), ec);
+    if (ec) log.error("reverse.tls.ca_file " + t.ca_file.string() + ": " + ec.message());
+  } else {
+    tls.set_default_verify_paths(ec);
+  }
+  tls.set_verify_mode(t.verify ? asio::ssl::verify_peer : asio::ssl::verify_none);
+}
+
+}  // namespace
+
+std::shared_ptr<const Settings> make_settings(const config::Config& config) {
+  auto settings = std::make_shared<Settings>();
+  settings->config = config;
+  // The config loader has validated every entry, so build cannot fail here.
+  AccessList::build(config.access.allow_clients, settings->clients);
+  settings->via = via_entry("1.1", config.node.id);
+  return settings;
+}
+
+UpstreamTimeouts upstream_timeouts(const config::LimitsConfig& limits) {
+  return {limits.dns_timeout_ms, limits.upstream_connect_timeout_ms,
+          limits.upstream_idle_timeout_ms, limits.upstream_max_idle_per_origin};
+}
+
+Server::Server(config::Config config, std::filesystem::path config_path, Logger& log,
+               AccessLog& access_log, CacheService* cache)
+    : config_(std::move(config)),
+      config_path_(std::move(config_path)),
+      log_(log),
+      access_log_(access_log),
+      shared_(make_settings(config_), log, access_log, cache) {
+  configure_tls(tls_, config_, log_);
+}
+
+Server::~Server() {
+  for (auto& worker : workers_) worker->stop();
+}
+
+bool Server::start() {
+  const unsigned count = config_.workers != 0 ? config_.workers : usable_cores();
+  const std::string sni = config_.reverse.tls.server_name.empty() ? config_.reverse.origin.host
+                                                                   : config_.reverse.tls.server_name;
+  for (unsigned i = 0; i < count; ++i) {
+    workers_.push_back(
+        std::make_unique<Worker>(shared_, tls_, sni, upstream_timeouts(config_.limits)));
+  }
+  for (const auto& listen : config_.listen) {
+    error_code ec;
+    tcp::endpoint endpoint(asio::ip::make_address(listen.address, ec), listen.port);
+    for (auto& worker : workers_) {
+      tcp::endpoint bound;
+      std::string step;
+      if ((ec = worker->listen(endpoint, bound, step))) {
+        log_.error("cannot listen on " + listen.address + ":" + std::to_string(endpoint.port()) +
+                   " (" + step + "): " + ec.message());
+        return false;
+      }
+      endpoint = bound;  // port 0: the other workers join the port the first one got
+    }
+    endpoints_.push_back(endpoint);
+    log_.info("proxy listening on " + endpoint.address().to_string() + ":" +
+              std::to_string(endpoint.port()) + " (" + std::to_string(count) + " workers, " +
+              (config_.mode == config::Mode::forward ? "forward" : "reverse") + " mode)");
+  }
+  for (auto& worker : workers_) worker->start();
+  return true;
+}
+
+void Server::run() {
+  asio::signal_set stop_signals(control_, SIGTERM, SIGINT);
+  asio::signal_set hup(control_, SIGHUP);
+  asio::signal_set usr1(control_, SIGUSR1);
+  bool stopping = false;
+  stop_signals.async_wait([&](error_code ec, int signal) {
+    if (ec) return;
+    log_.info(std::string("received ") + (signal == SIGTERM ? "SIGTERM" : "SIGINT") +
+              ": draining");
+    stopping = true;
+    hup.cancel();
+    usr1.cancel();
+  });
+  std::function<void(error_code, int)> on_hup = [&](error_code ec, int) {
+    if (ec) return;
+    reload();
+    hup.async_wait(on_hup);
+  };
+  std::function<void(error_code, int)> on_usr1 = [&](error_code ec, int) {
+    if (ec) return;
+    if (auto e = log_.reopen()) log_.error("reopening the error log: " + e.message());
+    if (auto e = access_log_.reopen()) log_.error("reopening the access log: " + e.message());
+    log_.info("logs reopened");
+    usr1.async_wait(on_usr1);
+  };
+  hup.async_wait(on_hup);
+  usr1.async_wait(on_usr1);
+  while (!stopping) control_.run_one();
+  drain_and_stop();
+}
+
+void Server::drain_and_stop() {
+  shared_.draining = true;
+  for (auto& worker : workers_) worker->begin_drain();
+  const auto deadline = std::chrono::steady_clock::now() + config_.limits.drain_timeout_ms;
+  while (shared_.connections.load() > 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  const auto left = shared_.connections.load();
+  if (left > 0) log_.warn(std::to_string(left) + " connections still open at the drain deadline");
+  for (auto& worker : workers_) worker->stop();
+  log_.info("stopped");
+}
+
+void Server::reload() {
+  if (config_path_.empty()) {
+    log_.warn("SIGHUP: running on the embedded default config; nothing to reload");
+    return;
+  }
+  config::Config next;
+  try {
+    next = config::load_config_file(config_path_);
+  } catch (const std::exception& e) {
+    log_.error(std::string("SIGHUP: config not reloaded: ") + e.what());
+    return;
+  }
+  const auto restart = config::restart_required_changes(config_, next);
+  config_ = apply_live(config_, next);
+  shared_.settings.set(make_settings(config_));
+  log_.set_level(to_log_level(config_.log.level));
+  access_log_.set_format(config_.log.access_format);
+  for (auto& worker : workers_) worker->set_upstream_timeouts(upstream_timeouts(config_.limits));
+  log_.info("SIGHUP: reloaded access rules, limits and log settings" +
+            (restart.empty() ? std::string() : "; needs a restart to apply: " + join(restart)));
+}
+
+}  // namespace sumcache::daemon

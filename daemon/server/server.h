@@ -1,0 +1,51 @@
+#pragma once
+// The running daemon: the workers with their listeners, the shared state they
+// serve from, and the control loop on the main thread that handles signals:
+// SIGTERM/SIGINT drain in-flight requests (bounded by limits.drain_timeout_ms)
+// and exit 0; SIGHUP reloads what can change live; SIGUSR1 reopens the logs.
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "config/config.h"
+#include "daemon/proxy/proxy_context.h"
+#include "daemon/server/worker.h"
+
+namespace sumcache::daemon {
+
+class Server {
+ public:
+  Server(config::Config config, std::filesystem::path config_path, Logger& log,
+         AccessLog& access_log, CacheService* cache);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Binds every listener; a failure names the address and step, and nothing runs.
+  bool start();
+  // Blocks until a stop signal has drained the workers.
+  void run();
+  const std::vector<tcp::endpoint>& proxy_endpoints() const { return endpoints_; }
+  ProxyShared& shared() { return shared_; }
+
+ private:
+  void reload();
+  void drain_and_stop();
+
+  config::Config config_;
+  std::filesystem::path config_path_;
+  Logger& log_;
+  AccessLog& access_log_;
+  asio::ssl::context tls_{asio::ssl::context::tls_client};
+  ProxyShared shared_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  std::vector<tcp::endpoint> endpoints_;
+  asio::io_context control_;
+};
+
+std::shared_ptr<const Settings> make_settings(const config::Config& config);
+UpstreamTimeouts upstream_timeouts(const config::LimitsConfig& limits);
+
+}  // namespace sumcache::daemon

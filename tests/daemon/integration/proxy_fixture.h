@@ -1,0 +1,51 @@
+#pragma once
+// A real sumcached process and a real origin on loopback, for integration
+// tests. The daemon binds port 0; its log line tells the port.
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tests/support/daemon_process.h"
+#include "tests/support/http_client.h"
+#include "tests/support/temp_dir.h"
+#include "tests/support/test_origin.h"
+
+namespace sumcache::testing {
+
+struct ProxyOptions {
+  std::string mode = "forward";
+  std::string extra_json{};  // more top-level fields, each followed by a comma
+  std::string origin_url{};  // reverse mode: defaults to the test origin
+};
+
+class ProxyTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_FALSE(origin_.start()) << "test origin did not start"; }
+
+  // Starts sumcached on a config built from `options`; returns false (with a
+  // test failure) when it does not come up.
+  bool start_proxy(const ProxyOptions& options = {});
+  // SIGTERM, and the exit status must be 0.
+  void stop_proxy();
+  // Starts again in the same directory (same cache), same config.
+  bool restart_proxy();
+
+  // GET (or another method) through the proxy: absolute-form in forward mode.
+  ClientResponse fetch(const std::string& path, HeaderList headers = {},
+                       const std::string& method = "GET", const std::string& body = "");
+  std::string origin_url(const std::string& path) const;
+
+  // The process's captured log so far.
+  std::string daemon_log() const { return daemon_ ? daemon_->output(Output::err) : ""; }
+  std::filesystem::path cache_dir() const { return work_.path() / "cache"; }
+
+  TestOrigin origin_;
+  TempDir work_;  // config and cache: they outlive each daemon process
+  std::unique_ptr<DaemonProcess> daemon_;
+  std::uint16_t port_ = 0;
+  ProxyOptions options_;
+  std::filesystem::path config_path_;
+};
+
+}  // namespace sumcache::testing

@@ -1,0 +1,153 @@
+// Proxying through a real sumcached: forward and reverse mode, headers on the
+// way, CONNECT, interim responses, pipelining, access control, loops.
+#include "tests/daemon/integration/proxy_fixture.h"
+#include "tests/support/raw_client.h"
+
+namespace sumcache::testing {
+namespace {
+
+std::string header_or(const ClientResponse& r, std::string_view name) {
+  return r.header(name).value_or("<none>");
+}
+
+TEST_F(ProxyTest, ForwardProxyStripsHopByHopAndAddsVia) {  // RFC 9110 §7.6
+  ASSERT_TRUE(start_proxy());
+  const auto r = fetch("/echo", {{"Connection", "X-Secret"}, {"X-Secret", "1"}, {"X-Kept", "2"}});
+  ASSERT_EQ(r.status, 200U);
+  const auto log = origin_.log().entries();
+  ASSERT_EQ(log.size(), 1U);
+  EXPECT_FALSE(find_header(log[0].headers, "X-Secret"));
+  EXPECT_EQ(find_header(log[0].headers, "X-Kept").value_or(""), "2");
+  EXPECT_EQ(find_header(log[0].headers, "Via").value_or(""), "1.1 test-node");
+  EXPECT_EQ(log[0].target, "/echo");  // absolute-form became origin-form
+  EXPECT_EQ(header_or(r, "Via"), "1.1 test-node");
+}
+
+TEST_F(ProxyTest, ReverseProxyAddsXForwardedForAndKeepsHost) {
+  ASSERT_TRUE(start_proxy({.mode = "reverse"}));
+  fetch("/echo", {{"Host", "www.example.test"}});
+  const auto log = origin_.log().entries();
+  ASSERT_EQ(log.size(), 1U);
+  EXPECT_EQ(find_header(log[0].headers, "X-Forwarded-For").value_or(""), "127.0.0.1");
+  EXPECT_EQ(find_header(log[0].headers, "Host").value_or(""), "www.example.test");
+  const auto cached = fetch("/obj/x?max_age=60", {{"Host", "www.example.test"}});
+  EXPECT_EQ(header_or(fetch("/obj/x?max_age=60", {{"Host", "www.example.test"}}), "X-Cache"),
+            "HIT");
+  EXPECT_EQ(cached.status, 200U);
+}
+
+TEST_F(ProxyTest, ExtensionMethodsAndBodiesAreForwarded) {  // RFC 9110 §9.1
+  ASSERT_TRUE(start_proxy());
+  const std::string body(200000, 'b');
+  const auto r = fetch("/echo", {}, "PROPFIND", body);
+  EXPECT_EQ(r.status, 200U);
+  const auto log = origin_.log().entries();
+  ASSERT_EQ(log.size(), 1U);
+  EXPECT_EQ(log[0].method, "PROPFIND");
+  EXPECT_EQ(log[0].body_bytes, body.size());
+}
+
+TEST_F(ProxyTest, ChunkedRequestBodyIsStreamedUpstream) {
+  ASSERT_TRUE(start_proxy());
+  const auto r = fetch("/echo", {{"Transfer-Encoding", "chunked"}}, "POST", "hello chunks");
+  EXPECT_EQ(r.status, 200U);
+  const auto log = origin_.log().entries();
+  ASSERT_EQ(log.size(), 1U);
+  EXPECT_EQ(log[0].body_bytes, 12U);
+}
+
+TEST_F(ProxyTest, ExpectContinueAndEarlyHintsAreRelayed) {  // RFC 9110 §10.1.1, §15.2
+  ASSERT_TRUE(start_proxy());
+  const auto cont = fetch("/100-continue", {{"Expect", "100-continue"}}, "POST", "body");
+  EXPECT_EQ(cont.status, 200U);
+  ASSERT_FALSE(cont.interim.empty());
+  EXPECT_EQ(cont.interim[0].status, 100U);
+  const auto hints = fetch("/early-hints");
+  EXPECT_EQ(hints.status, 200U);
+  ASSERT_FALSE(hints.interim.empty());
+  EXPECT_EQ(hints.interim[0].status, 103U);
+}
+
+TEST_F(ProxyTest, PipelinedRequestsAreAnsweredInOrder) {  // RFC 9112 §9.3.2
+  ASSERT_TRUE(start_proxy());
+  std::string requests;
+  for (const char* path : {"/obj/p1?size=10", "/obj/p2?size=20", "/obj/p3?size=30"}) {
+    requests += "GET " + origin_url(path) + " HTTP/1.1\r\nHost: x\r\n\r\n";
+  }
+  requests += "GET " + origin_url("/obj/p4?size=40") + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+  auto reply = raw_exchange("127.0.0.1", port_, requests, std::chrono::seconds(10));
+  ASSERT_TRUE(reply.ok());
+  const auto responses = parse_responses(reply->data);
+  ASSERT_EQ(responses.size(), 4U);
+  for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(responses[i].body.size(), 10 * (i + 1));
+}
+
+TEST_F(ProxyTest, BadRequestsGet4xxAndOtherConnectionsKeepWorking) {  // RFC 9112 §6.3
+  ASSERT_TRUE(start_proxy({.extra_json = R"("limits": {"max_header_bytes": 4096},)"}));
+  const std::string target = origin_url("/echo");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"garbage", "\x01\x02 not http\r\n\r\n"},
+      {"oversized head", "GET " + target + " HTTP/1.1\r\nHost: x\r\nX-Big: " +
+                             std::string(8000, 'a') + "\r\n\r\n"},
+      {"length and chunked", "POST " + target + " HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n"
+                             "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n"},
+      {"bad chunk size", "POST " + target + " HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked"
+                         "\r\n\r\nzz\r\nhello\r\n0\r\n\r\n"},
+      {"origin-form to a forward proxy", "GET /echo HTTP/1.1\r\nHost: x\r\n\r\n"},
+  };
+  const std::map<std::string, unsigned> expected = {
+      {"garbage", 400}, {"oversized head", 431}, {"length and chunked", 400},
+      {"bad chunk size", 400}, {"origin-form to a forward proxy", 400}};
+  for (const auto& [name, bytes] : cases) {
+    auto reply = raw_exchange("127.0.0.1", port_, bytes, std::chrono::seconds(5));
+    ASSERT_TRUE(reply.ok()) << name;
+    const auto responses = parse_responses(reply->data);
+    ASSERT_FALSE(responses.empty()) << name << ": " << reply->data;
+    EXPECT_EQ(responses[0].status, expected.at(name)) << name << ": " << responses[0].body;
+    EXPECT_EQ(fetch("/obj/ok?size=5").status, 200U) << "after " << name;
+  }
+}
+
+TEST_F(ProxyTest, ConnectTunnelsToAllowedPortsOnly) {  // RFC 9110 §9.3.6
+  ASSERT_TRUE(start_proxy({.extra_json = R"("forward": {"connect_ports": [)" +
+                                         std::to_string(origin_.port()) + "]},"}));
+  const std::string authority = "127.0.0.1:" + std::to_string(origin_.port());
+  const std::string tunnel = "CONNECT " + authority + " HTTP/1.1\r\nHost: " + authority +
+                             "\r\n\r\nGET /obj/t?size=7 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+  auto reply = raw_exchange("127.0.0.1", port_, tunnel, std::chrono::seconds(10));
+  ASSERT_TRUE(reply.ok());
+  const auto responses = parse_responses(reply->data);
+  ASSERT_EQ(responses.size(), 2U) << reply->data;
+  EXPECT_EQ(responses[0].status, 200U);
+  EXPECT_EQ(responses[1].status, 200U);
+  EXPECT_EQ(responses[1].body.size(), 7U);
+  auto refused = raw_exchange("127.0.0.1", port_, "CONNECT 127.0.0.1:25 HTTP/1.1\r\nHost: x\r\n\r\n",
+                              std::chrono::seconds(5));
+  ASSERT_TRUE(refused.ok());
+  const auto denied = parse_responses(refused->data);
+  ASSERT_FALSE(denied.empty());
+  EXPECT_EQ(denied[0].status, 403U);
+}
+
+TEST_F(ProxyTest, ClientsOutsideTheAllowListGet403) {
+  ASSERT_TRUE(start_proxy({.extra_json = R"("access": {"allow_clients": ["10.0.0.0/8"]},)"}));
+  const auto r = fetch("/obj/a?size=1");
+  EXPECT_EQ(r.status, 403U);
+  EXPECT_EQ(origin_.log().total(), 0U);
+}
+
+TEST_F(ProxyTest, ARequestThatAlreadyPassedThisNodeIsALoop) {  // RFC 9110 §7.6.3
+  ASSERT_TRUE(start_proxy());
+  const auto r = fetch("/obj/a", {{"Via", "1.1 other, 1.1 test-node"}});
+  EXPECT_EQ(r.status, 508U);
+  EXPECT_EQ(origin_.log().total(), 0U);
+}
+
+TEST_F(ProxyTest, SigtermDrainsAndExitsZero) {
+  ASSERT_TRUE(start_proxy());
+  fetch("/obj/a?size=10");
+  stop_proxy();
+}
+
+}  // namespace
+}  // namespace sumcache::testing
