@@ -56,7 +56,7 @@ awaitable<unsigned> CacheService::revalidate(CacheRequest& r, const Candidate& c
                      conditional_head(make_upstream_head(r.parser.get().base(), r.parser.chunked(),
                                                          r.route, r.settings, r.client),
                                       c.object),
-                     r.head_method};
+                     r.head_method, {}};
   auto [ec, res] = co_await exchange_with_upstream(r.worker, limits, up, &r.client, &r.parser);
   if (ec) {
     r.worker.shared.stats.upstream_errors.fetch_add(1, std::memory_order_relaxed);
@@ -100,7 +100,7 @@ void CacheService::revalidate_in_background(CacheRequest& r, const Candidate& c)
                      conditional_head(make_upstream_head(r.parser.get().base(), false, r.route,
                                                          *settings, r.client),
                                       c.object),
-                     false};
+                     false, {}};
   up.head.method(http::verb::get);
   up.head.erase(http::field::content_length);
   up.head.erase(http::field::transfer_encoding);

@@ -113,7 +113,7 @@ awaitable<unsigned> CacheService::fetch(CacheRequest& r, const Candidate* stale,
   UpstreamRequest up{r.route.upstream, r.worker.tls_server_name,
                      make_upstream_head(r.parser.get().base(), r.parser.chunked(), r.route,
                                         r.settings, r.client),
-                     r.head_method};
+                     r.head_method, {}};
   auto [ec, res] = co_await exchange_with_upstream(r.worker, limits, up, &r.client, &r.parser);
   if (ec) {
     r.worker.shared.stats.upstream_errors.fetch_add(1, std::memory_order_relaxed);
@@ -153,21 +153,22 @@ awaitable<unsigned> CacheService::relay_and_store(CacheRequest& r,
                       to_string(result));
   r.client.keep_alive = msg.keep_alive();
   r.record.result = result;
-  BodyCapture capture{variant.has_value(), policy_.max_object_bytes, {}};
+  BodyCapture capture{variant.has_value(), policy_.max_object_bytes, {}, {}};
+  capture.on_complete = [&](std::string& body) {
+    auto [head, meta] = stored_head_and_meta(facts, body.size(), r.settings.via,
+                                             policy_.heuristic);
+    const std::uint64_t size = body.size();
+    StoredObject object{r.route.cache_key, std::move(*variant), r.hash, std::move(meta),
+                        std::move(head), std::make_shared<const std::string>(std::move(body)),
+                        size};
+    if (auto ec = store_.insert(std::move(object))) {
+      r.worker.shared.log.warn("not stored " + r.route.cache_key + ": " + ec.message());
+    }
+  };
   bool complete = false;
   if (co_await relay_response(r.client, *res, limits, capture, complete)) {
     r.client.keep_alive = false;
     co_return static_cast<unsigned>(facts.status);
-  }
-  if (complete && capture.active) {
-    auto [head, meta] = stored_head_and_meta(facts, capture.data.size(), r.settings.via,
-                                             policy_.heuristic);
-    StoredObject object{r.route.cache_key, std::move(*variant), r.hash, std::move(meta),
-                        std::move(head), nullptr, capture.data.size()};
-    object.body = std::make_shared<const std::string>(std::move(capture.data));
-    if (auto ec = store_.insert(std::move(object))) {
-      r.worker.shared.log.warn("not stored " + r.route.cache_key + ": " + ec.message());
-    }
   }
   co_await finish_upstream(r.worker, limits, std::move(res));
   co_return static_cast<unsigned>(facts.status);

@@ -54,9 +54,19 @@ awaitable<ForwardResult> forward_request(WorkerContext& worker, const Settings& 
   const auto& limits = settings.config.limits;
   UpstreamRequest upstream{route.upstream, worker.tls_server_name,
                            make_upstream_head(req.base(), parser.chunked(), route, settings, client),
-                           req.method() == http::verb::head};
+                           req.method() == http::verb::head, {}};
   auto [ec, response] =
       co_await exchange_with_upstream(worker, limits, upstream, &client, &parser);
+  if (upstream.client_error) {
+    client.keep_alive = false;
+    const bool timed_out = upstream.client_error == beast::error::timeout;
+    ForwardResult failed;
+    failed.status = co_await send_error(
+        client, settings, timed_out ? http::status::request_timeout : http::status::bad_request,
+        "request body: " + upstream.client_error.message(), req.version());
+    failed.upstream_failed = true;
+    co_return failed;
+  }
   if (ec) {
     worker.shared.stats.upstream_errors.fetch_add(1, std::memory_order_relaxed);
     client.keep_alive = client.keep_alive && parser.is_done();

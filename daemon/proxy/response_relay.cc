@@ -16,6 +16,7 @@ awaitable<error_code> relay_body(Stream& up, ClientConnection& client, UpstreamR
   std::vector<char> chunk(kRelayChunk);
   msg.body().data = nullptr;
   msg.body().more = !parser.is_done();
+  if (parser.is_done() && capture.active && capture.on_complete) capture.on_complete(capture.data);
   client.stream.expires_after(limits.upstream_io_timeout_ms);
   auto [hec, hn] = co_await http::async_write_header(client.stream, sr, use_nothrow);
   if (hec) co_return hec;
@@ -35,6 +36,9 @@ awaitable<error_code> relay_body(Stream& up, ClientConnection& client, UpstreamR
         } else {
           capture.data.append(chunk.data(), got);
         }
+      }
+      if (parser.is_done() && capture.active && capture.on_complete) {
+        capture.on_complete(capture.data);
       }
       msg.body().data = chunk.data();
       msg.body().size = got;

@@ -3,6 +3,7 @@
 // never held whole), optionally keeping a copy for the store while the body
 // stays within the object size limit.
 
+#include <functional>
 #include <string>
 
 #include "daemon/proxy/upstream_exchange.h"
@@ -10,9 +11,12 @@
 namespace sumcache::daemon {
 
 struct BodyCapture {
-  bool active = false;        // the response is storable so far
-  std::uint64_t limit = 0;    // max_object_bytes: past it the copy is dropped
+  bool active = false;      // the response is storable so far
+  std::uint64_t limit = 0;  // max_object_bytes: past it the copy is dropped
   std::string data;
+  // Called with the complete copy after the last byte came from upstream and
+  // before it goes to the client, so that a client's next request finds it.
+  std::function<void(std::string&)> on_complete;
 };
 
 // Prepares upstream's head for the client: hop-by-hop removed, Via appended,

@@ -14,11 +14,12 @@ bool expects_continue(const http::request_header<>& head) {
 }
 
 // Reads response heads until a final one, relaying 1xx interim responses
-// (RFC 9110 §15.2) to the client.
+// (RFC 9110 §15.2) to the client. With `until_continue`, a 100 also ends the
+// wait: the request body goes next.
 template <class Stream>
 awaitable<error_code> read_final_head(Stream& up, UpstreamResponse& res,
                                       const config::LimitsConfig& limits, ClientConnection* client,
-                                      bool head_method) {
+                                      bool head_method, bool until_continue = false) {
   for (;;) {
     res.connection->expires_after(limits.upstream_first_byte_timeout_ms);
     auto [ec, n] = co_await http::async_read_header(up, res.buffer, *res.parser, use_nothrow);
@@ -36,6 +37,7 @@ awaitable<error_code> read_final_head(Stream& up, UpstreamResponse& res,
     res.parser.emplace();
     res.parser->body_limit(boost::none);
     if (head_method) res.parser->skip(true);
+    if (until_continue && status == 100) co_return error_code{};
   }
 }
 
@@ -45,7 +47,8 @@ awaitable<error_code> send_body(Stream& up, UpstreamResponse& res,
                                 http::request<http::buffer_body>& msg,
                                 http::request_serializer<http::buffer_body>& sr,
                                 const config::LimitsConfig& limits, ClientConnection& client,
-                                http::request_parser<http::buffer_body>& body) {
+                                http::request_parser<http::buffer_body>& body,
+                                error_code& client_error) {
   std::vector<char> chunk(kBodyChunk);
   while (!sr.is_done()) {
     if (!body.is_done()) {
@@ -53,7 +56,10 @@ awaitable<error_code> send_body(Stream& up, UpstreamResponse& res,
       body.get().body().size = chunk.size();
       client.stream.expires_after(limits.client_request_timeout_ms);
       auto [ec, n] = co_await http::async_read(client.stream, client.buffer, body, use_nothrow);
-      if (ec && ec != http::error::need_buffer) co_return ec;
+      if (ec && ec != http::error::need_buffer) {
+        client_error = ec;
+        co_return ec;
+      }
       msg.body().data = chunk.data();
       msg.body().size = chunk.size() - body.get().body().size;
       msg.body().more = !body.is_done();
@@ -90,13 +96,16 @@ awaitable<error_code> run_exchange(Stream& up, UpstreamResponse& res, UpstreamRe
   if (expects_continue(request.head)) {
     // The origin answers the head first (RFC 9110 §10.1.1): a 100 is relayed and the
     // body follows; a final status means the body is never sent.
-    if (auto ec = co_await read_final_head(up, res, limits, client, request.head_method)) {
+    if (auto ec = co_await read_final_head(up, res, limits, client, request.head_method, true)) {
       co_return ec;
     }
-    if (res.parser->get().result_int() >= 200) co_return error_code{};
+    if (res.parser->is_header_done()) co_return error_code{};  // a final status: no body
   }
   body_touched = true;
-  if (auto ec = co_await send_body(up, res, msg, sr, limits, *client, *body)) co_return ec;
+  if (auto ec = co_await send_body(up, res, msg, sr, limits, *client, *body,
+                                   request.client_error)) {
+    co_return ec;
+  }
   if (res.parser->is_header_done()) co_return error_code{};
   co_return co_await read_final_head(up, res, limits, client, request.head_method);
 }

@@ -29,6 +29,9 @@ struct UpstreamRequest {
   std::string_view tls_server_name;
   http::request_header<> head;  // as it goes upstream: target, Host, Via, no hop-by-hop
   bool head_method = false;     // the response to HEAD has no body
+  // Set when reading the client's body failed (malformed chunk, timeout):
+  // the client's fault, answered with a 4xx rather than a 502.
+  error_code client_error;
 };
 
 // `client` (may be null) receives interim responses; `body` (may be null) is

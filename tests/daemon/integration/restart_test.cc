@@ -10,7 +10,8 @@ namespace {
 std::vector<std::filesystem::path> object_files(const std::filesystem::path& dir) {
   std::vector<std::filesystem::path> files;
   for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
-    if (e.is_regular_file()) files.push_back(e.path());
+    // The store's lock file is not an object.
+    if (e.is_regular_file() && e.path().filename() != "lock") files.push_back(e.path());
   }
   std::sort(files.begin(), files.end());
   return files;
