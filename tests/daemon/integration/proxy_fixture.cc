@@ -13,7 +13,9 @@ bool ProxyTest::start_proxy(const ProxyOptions& options) {
   std::string reverse;
   if (options.mode == "reverse") {
     const std::string url = options.origin_url.empty() ? origin_url("") : options.origin_url;
-    reverse = R"("reverse": {"origin": ")" + url + R"("},)";
+    const std::string tls =
+        options.reverse_tls_json.empty() ? "" : R"(, "tls": )" + options.reverse_tls_json;
+    reverse = R"("reverse": {"origin": ")" + url + "\"" + tls + "},";
   }
   const std::string config = R"({
     "node": {"id": "test-node"},

@@ -2,6 +2,8 @@
 // way, CONNECT, interim responses, pipelining, access control, loops.
 #include "tests/daemon/integration/proxy_fixture.h"
 #include "tests/support/raw_client.h"
+#include "tests/support/temp_dir.h"
+#include "tests/support/test_pki.h"
 
 namespace sumcache::testing {
 namespace {
@@ -34,6 +36,36 @@ TEST_F(ProxyTest, ReverseProxyAddsXForwardedForAndKeepsHost) {
   EXPECT_EQ(header_or(fetch("/obj/x?max_age=60", {{"Host", "www.example.test"}}), "X-Cache"),
             "HIT");
   EXPECT_EQ(cached.status, 200U);
+}
+
+TEST_F(ProxyTest, HttpsOriginIsVerifiedAgainstTheConfiguredCa) {
+  TempDir pki_dir;
+  const TestPki pki = make_test_pki(pki_dir.path());
+  TestOrigin https_origin({.tls = TlsFiles{pki.server_cert, pki.server_key}});
+  ASSERT_FALSE(https_origin.start());
+  const std::string url = "https://127.0.0.1:" + std::to_string(https_origin.port());
+  ASSERT_TRUE(start_proxy({.mode = "reverse",
+                           .origin_url = url,
+                           .reverse_tls_json = R"({"ca_file": ")" + pki.ca_cert.string() +
+                                               R"(", "server_name": "localhost"})"}));
+  const auto first = fetch("/obj/tls?max_age=60&size=100");
+  EXPECT_EQ(first.status, 200U);
+  EXPECT_EQ(first.body.size(), 100U);
+  EXPECT_EQ(fetch("/obj/tls?max_age=60&size=100").header("X-Cache").value_or(""), "HIT");
+  EXPECT_EQ(https_origin.log().count("/obj/tls"), 1U);
+}
+
+TEST_F(ProxyTest, HttpsOriginWithAnUntrustedCertificateIs502) {
+  TempDir pki_dir;
+  const TestPki pki = make_test_pki(pki_dir.path());
+  TestOrigin https_origin({.tls = TlsFiles{pki.server_cert, pki.server_key}});
+  ASSERT_FALSE(https_origin.start());
+  // Verification is on by default and the system store does not know the test CA.
+  ASSERT_TRUE(start_proxy(
+      {.mode = "reverse", .origin_url = "https://127.0.0.1:" + std::to_string(https_origin.port())}));
+  const auto r = fetch("/obj/tls?size=10");
+  EXPECT_EQ(r.status, 502U);
+  EXPECT_EQ(https_origin.log().count("/obj/tls"), 0U);
 }
 
 TEST_F(ProxyTest, ExtensionMethodsAndBodiesAreForwarded) {  // RFC 9110 §9.1
