@@ -10,6 +10,8 @@
 
 namespace sumcache::daemon {
 
+namespace {
+
 StoreOptions store_options(const config::Config& config, Logger& log) {
   StoreOptions o;
   o.memory_max_bytes = config.cache.memory.max_bytes;
@@ -31,12 +33,11 @@ StoreOptions store_options(const config::Config& config, Logger& log) {
 
 CachePolicy cache_policy(const config::Config& config) {
   CachePolicy policy;
-  policy.heuristic.last_modified_fraction = config.cache.heuristic_fraction;
-  policy.heuristic.max_lifetime =
-      std::chrono::duration_cast<std::chrono::seconds>(config.cache.heuristic_max_ms);
   policy.max_object_bytes = config.cache.max_object_bytes;
   return policy;
 }
+
+}  // namespace
 
 int run_daemon(config::Config config, const std::string& config_path) {
   // Signals are taken by the server's signal_set; block them in every thread

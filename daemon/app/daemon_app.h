@@ -10,12 +10,6 @@ namespace sumcache::daemon {
 
 inline constexpr const char* kVersion = SUMCACHE_VERSION;
 
-struct StoreOptions;
-struct CachePolicy;
-class Logger;
-
-StoreOptions store_options(const config::Config& config, Logger& log);
-CachePolicy cache_policy(const config::Config& config);
 int run_daemon(config::Config config, const std::string& config_path);
 
 }  // namespace sumcache::daemon

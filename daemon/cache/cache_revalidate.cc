@@ -74,7 +74,8 @@ awaitable<unsigned> CacheService::revalidate(CacheRequest& r, const Candidate& c
     const HeaderList fields = to_header_list(res->parser->get().base());
     co_await finish_upstream(r.worker, limits, std::move(res));
     auto refreshed =
-        refreshed_head_and_meta(c.object->head, c.meta, fields, times, policy_.heuristic);
+        refreshed_head_and_meta(c.object->head, c.meta, fields, times,
+                                heuristic_policy(r.settings.config));
     if (!refreshed) co_return co_await fetch(r, nullptr, false);
     store_.update_meta(c.object->key, c.object->variant, refreshed->second, refreshed->first);
     auto object = std::make_shared<StoredObject>(*c.object);
@@ -118,7 +119,7 @@ void CacheService::revalidate_in_background(CacheRequest& r, const Candidate& c)
     facts.directives = response_directives(facts.fields);
     if (facts.status == 304) {
       if (auto refreshed = refreshed_head_and_meta(stale.object->head, stale.meta, facts.fields,
-                                                   times, self.policy_.heuristic)) {
+                                                   times, heuristic_policy(s->config))) {
         self.store_.update_meta(key, stale.object->variant, std::move(refreshed->second),
                                 std::move(refreshed->first));
       }
@@ -134,7 +135,8 @@ void CacheService::revalidate_in_background(CacheRequest& r, const Candidate& c)
         !co_await read_whole_body(*res, limits, self.policy_.max_object_bytes, body)) {
       co_return;
     }
-    auto [head, meta] = stored_head_and_meta(facts, body.size(), s->via, self.policy_.heuristic);
+    auto [head, meta] =
+        stored_head_and_meta(facts, body.size(), s->via, heuristic_policy(s->config));
     const std::uint64_t size = body.size();
     self.store_.insert(StoredObject{key, std::move(*variant), stale.object->hash, std::move(meta),
                                     std::move(head),

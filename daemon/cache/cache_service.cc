@@ -13,6 +13,14 @@
 
 namespace sumcache::daemon {
 
+HeuristicPolicy heuristic_policy(const config::Config& config) {
+  HeuristicPolicy policy;
+  policy.last_modified_fraction = config.cache.heuristic_fraction;
+  policy.max_lifetime =
+      std::chrono::duration_cast<std::chrono::seconds>(config.cache.heuristic_max_ms);
+  return policy;
+}
+
 namespace {
 
 bool is_error_status(unsigned status) { return status >= 500 && status <= 504; }
@@ -156,7 +164,7 @@ awaitable<unsigned> CacheService::relay_and_store(CacheRequest& r,
   BodyCapture capture{variant.has_value(), policy_.max_object_bytes, {}, {}};
   capture.on_complete = [&](std::string& body) {
     auto [head, meta] = stored_head_and_meta(facts, body.size(), r.settings.via,
-                                             policy_.heuristic);
+                                             heuristic_policy(r.settings.config));
     const std::uint64_t size = body.size();
     StoredObject object{r.route.cache_key, std::move(*variant), r.hash, std::move(meta),
                         std::move(head), std::make_shared<const std::string>(std::move(body)),

@@ -16,9 +16,11 @@
 namespace sumcache::daemon {
 
 struct CachePolicy {
-  HeuristicPolicy heuristic;
-  std::uint64_t max_object_bytes = 64 * 1024 * 1024;
+  std::uint64_t max_object_bytes = 64 * 1024 * 1024;  // the store's limit: fixed at start
 };
+
+// Heuristic freshness from the running config (it changes on SIGHUP).
+HeuristicPolicy heuristic_policy(const config::Config& config);
 
 struct CacheRequest;
 struct Candidate;

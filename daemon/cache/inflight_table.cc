@@ -29,9 +29,5 @@ void InflightTable::finish(const std::string& key) {
   }
 }
 
-std::size_t InflightTable::size() const {
-  std::lock_guard lock(mutex_);
-  return waiting_.size();
-}
 
 }  // namespace sumcache::daemon

@@ -27,10 +27,9 @@ class InflightTable {
               std::chrono::milliseconds max_wait);
   // Leader only: wakes every follower of key.
   void finish(const std::string& key);
-  std::size_t size() const;
 
  private:
-  mutable std::mutex mutex_;
+  std::mutex mutex_;
   std::unordered_map<std::string, std::vector<std::shared_ptr<asio::steady_timer>>> waiting_;
 };
 

@@ -11,15 +11,6 @@ constexpr std::array<std::string_view, 5> kNames = {"trace", "debug", "info", "w
 
 std::string_view to_string(LogLevel level) { return kNames[static_cast<std::size_t>(level)]; }
 
-bool parse_log_level(std::string_view text, LogLevel& level) {
-  for (std::size_t i = 0; i < kNames.size(); ++i) {
-    if (kNames[i] == text) {
-      level = static_cast<LogLevel>(i);
-      return true;
-    }
-  }
-  return false;
-}
 
 Logger::Logger(LogLevel level, std::string path) : level_(level), path_(std::move(path)) {
   std::error_code ec;

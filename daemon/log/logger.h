@@ -13,9 +13,8 @@ namespace sumcache::daemon {
 
 enum class LogLevel { trace, debug, info, warn, error };
 
+// Same order as config::LogLevel, so a config value converts by static_cast.
 std::string_view to_string(LogLevel level);
-// Accepts the names to_string gives; false for anything else.
-bool parse_log_level(std::string_view text, LogLevel& level);
 
 class Logger {
  public:

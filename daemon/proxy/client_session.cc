@@ -68,6 +68,7 @@ awaitable<unsigned> dispatch(WorkerContext& worker, const Settings& settings,
   const unsigned version = req.version();
   const auto via = req[http::field::via];
   if (!via.empty() && via_has_node({{"Via", std::string(via)}}, config.node.id)) {
+    record.result = CacheResult::error;
     co_return co_await send_error(client, settings, http::status::loop_detected,
                                   "forwarding loop: the request already passed " + config.node.id,
                                   version);
@@ -76,6 +77,7 @@ awaitable<unsigned> dispatch(WorkerContext& worker, const Settings& settings,
   auto routed = route_request(config, req.method_string(), req.target(),
                               host.empty() ? std::nullopt : std::optional(host));
   if (auto* refusal = std::get_if<RouteRefusal>(&routed)) {
+    record.result = CacheResult::error;
     co_return co_await send_error(client, settings, static_cast<http::status>(refusal->status),
                                   refusal->reason, version);
   }

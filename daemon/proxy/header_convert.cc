@@ -10,9 +10,4 @@ HeaderList to_header_list(const http::fields& fields) {
   return list;
 }
 
-void assign_fields(http::fields& fields, const HeaderList& list) {
-  for (auto it = fields.begin(); it != fields.end();) it = fields.erase(it);
-  for (const auto& field : list) fields.insert(field.name, field.value);
-}
-
 }  // namespace sumcache::daemon

@@ -7,7 +7,5 @@
 namespace sumcache::daemon {
 
 HeaderList to_header_list(const http::fields& fields);
-// Replaces every field of `fields` with `list`, in order.
-void assign_fields(http::fields& fields, const HeaderList& list);
 
 }  // namespace sumcache::daemon

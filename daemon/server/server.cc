@@ -10,15 +10,21 @@
 namespace sumcache::daemon {
 namespace {
 
-// The live part of a reload (docs/configuration.md): access rules, limits,
-// log verbosity and format. Everything else keeps its running value.
+// The live part of a reload, as docs/configuration.md lists it. Everything
+// else keeps its running value until a restart.
 config::Config apply_live(const config::Config& running, const config::Config& next) {
   config::Config merged = running;
   merged.access = next.access;
   merged.limits = next.limits;
   merged.forward = next.forward;
+  merged.reverse.host_header = next.reverse.host_header;
+  merged.cache.heuristic_fraction = next.cache.heuristic_fraction;
+  merged.cache.heuristic_max_ms = next.cache.heuristic_max_ms;
   merged.log.level = next.log.level;
   merged.log.access_format = next.log.access_format;
+  merged.admin.token = next.admin.token;
+  merged.admin.token_file = next.admin.token_file;
+  merged.admin.allow = next.admin.allow;
   return merged;
 }
 
