@@ -10,6 +10,8 @@
 namespace sumcache::daemon {
 namespace {
 
+constexpr int kClientSendBuffer = 1 << 20;
+
 struct ConnectionCount {
   explicit ConnectionCount(std::atomic<std::uint32_t>& n) : n_(n) {}
   ~ConnectionCount() { n_.fetch_sub(1, std::memory_order_relaxed); }
@@ -120,6 +122,10 @@ awaitable<void> serve_client(WorkerContext& worker, tcp::socket socket) {
   client.address_text = peer.address().to_string();
   client.address = *parse_ip(client.address_text);
   client.stream.socket().set_option(tcp::no_delay(true), ec);
+  // The kernel starts a send buffer at 16 KiB (tcp_wmem) and grows it slowly:
+  // a 256 KiB hit then takes many writev rounds through epoll. nginx's
+  // listen sndbuf= does the same.
+  client.stream.socket().set_option(asio::socket_base::send_buffer_size(kClientSendBuffer), ec);
 
   while (client.keep_alive && !shared.draining.load(std::memory_order_relaxed)) {
     const auto settings = shared.settings.get();
