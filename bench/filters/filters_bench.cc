@@ -104,32 +104,9 @@ void sizes(benchmark::internal::Benchmark* b) {
   BENCHMARK_TEMPLATE(BM_contains_present, F)->Apply(sizes);     \
   BENCHMARK_TEMPLATE(BM_contains_absent, F)->Apply(sizes)
 
-// The Summary Cache pattern: an insert and an eviction, each hashing its key
-// once (the store keeps the hash, so the eviction does not hash again).
-void BM_add_remove_pair(benchmark::State& state) {
-  const std::uint64_t n = n_of(state);
-  CountingAdapter& filter = filled<CountingAdapter>(n, p_of(state));
-  const KeySet& keys = absent_keys();
-  const std::uint64_t mask = kQueryKeys - 1;
-  std::uint64_t i = 0;
-  for (auto _ : state) {
-    const filters::Hash128 h = filter.f.hasher()(keys.at(i));
-    filter.f.add(h);
-    benchmark::DoNotOptimize(filter.f.remove(h));
-    i = (i + 1) & mask;
-  }
-  report_memory(state, filter, n);
-  state.counters["log_on"] = filter.f.changes_logged() ? 1 : 0;
-}
-
-// At the daemon's own parameters (config filter: 16 bits per entry, k = 4, as
-// Summary Cache), whatever p says: the filter a node actually updates.
-void BM_add_remove_pair_summary(benchmark::State& state) {
-  const std::uint64_t n = n_of(state);
-  auto filter = checked(filters::CountingBloomFilter::create(
-      checked(filters::params_for_load(n, 16, 4))));
-  const KeySet& present = present_keys(n);
-  for (std::uint64_t i = 0; i < n; ++i) filter.add(present.at(i));
+// The Summary Cache pattern: an insert and an eviction, the key hashed once
+// (the store keeps the hash, so the eviction does not hash again).
+void pair_loop(benchmark::State& state, filters::CountingBloomFilter& filter, std::uint64_t n) {
   const KeySet& keys = absent_keys();
   std::uint64_t i = 0;
   for (auto _ : state) {
@@ -142,6 +119,22 @@ void BM_add_remove_pair_summary(benchmark::State& state) {
       static_cast<double>(filter.memory_bytes()) / static_cast<double>(n);
 }
 
+void BM_add_remove_pair(benchmark::State& state) {
+  const std::uint64_t n = n_of(state);
+  pair_loop(state, filled<CountingAdapter>(n, p_of(state)).f, n);
+}
+
+// At the daemon's own parameters (config filter: 16 bits per entry, k = 4, as
+// Summary Cache), whatever p says: the filter a node actually updates.
+void BM_add_remove_pair_summary(benchmark::State& state) {
+  const std::uint64_t n = n_of(state);
+  auto filter = checked(filters::CountingBloomFilter::create(
+      checked(filters::params_for_load(n, 16, 4))));
+  const KeySet& present = present_keys(n);
+  for (std::uint64_t i = 0; i < n; ++i) filter.add(present.at(i));
+  pair_loop(state, filter, n);
+}
+
 // The same with the change log recording (a summary publisher has marked).
 void BM_add_remove_pair_logged(benchmark::State& state) {
   const std::uint64_t n = n_of(state);
@@ -149,16 +142,7 @@ void BM_add_remove_pair_logged(benchmark::State& state) {
   const KeySet& present = present_keys(n);
   for (std::uint64_t i = 0; i < n; ++i) filter.add(present.at(i));
   filter.f.mark();
-  const KeySet& keys = absent_keys();
-  const std::uint64_t mask = kQueryKeys - 1;
-  std::uint64_t i = 0;
-  for (auto _ : state) {
-    const filters::Hash128 h = filter.f.hasher()(keys.at(i));
-    filter.f.add(h);
-    benchmark::DoNotOptimize(filter.f.remove(h));
-    i = (i + 1) & mask;
-  }
-  report_memory(state, filter, n);
+  pair_loop(state, filter.f, n);
 }
 
 // Many keys per call, hashed and prefetched in the batch (keys_per_iteration

@@ -34,6 +34,33 @@ awaitable<bool> wait_for_request(WorkerContext& worker, ClientConnection& client
   co_return true;
 }
 
+// Reads a request head within `timeout`. A tcp_stream deadline would close
+// the socket when it expires, leaving no way to send the 408 (RFC 9110
+// §15.5.9); this timer only cancels the read.
+awaitable<std::tuple<error_code, std::size_t>> read_head(
+    ClientConnection& client, http::request_parser<http::buffer_body>& parser,
+    std::chrono::milliseconds timeout) {
+  // The expiry may already be queued when the head arrives: it then finds the
+  // read over (`reading` false) and touches nothing.
+  struct Race {
+    bool reading = true;
+    bool timed_out = false;
+  };
+  auto race = std::make_shared<Race>();
+  asio::steady_timer deadline(client.stream.get_executor(), timeout);
+  deadline.async_wait([race, &socket = client.stream.socket()](error_code ec) {
+    if (ec || !race->reading) return;
+    race->timed_out = true;
+    socket.cancel();
+  });
+  client.stream.expires_never();
+  auto [ec, n] = co_await http::async_read_header(client.stream, client.buffer, parser, use_nothrow);
+  race->reading = false;
+  deadline.cancel();
+  if (ec && race->timed_out) ec = beast::error::timeout;
+  co_return std::tuple{ec, n};
+}
+
 // A request head that could not be read: a status saying why, or nothing
 // when the client went away.
 std::optional<std::pair<http::status, std::string>> read_failure(error_code ec) {
@@ -138,8 +165,7 @@ awaitable<void> serve_client(WorkerContext& worker, tcp::socket socket) {
     http::request_parser<http::buffer_body> parser;
     parser.header_limit(static_cast<std::uint32_t>(limits.max_header_bytes));
     parser.body_limit(limits.max_body_bytes);
-    client.stream.expires_after(limits.client_request_timeout_ms);
-    auto [rec, n] = co_await http::async_read_header(client.stream, client.buffer, parser, use_nothrow);
+    auto [rec, n] = co_await read_head(client, parser, limits.client_request_timeout_ms);
     unsigned status = 0;
     if (rec) {
       auto failure = read_failure(rec);

@@ -10,13 +10,13 @@
 #include <vector>
 
 #include "filters/blocked_bloom_filter.h"
-#include "tests/support/url_keys.h"
+#include "tests/filters/fpr_keys.h"
 
 namespace sumcache::filters {
 namespace {
 
-constexpr std::uint64_t kInserted = 100'000;
-constexpr std::uint64_t kProbed = 1'000'000;
+constexpr std::uint64_t kInserted = kFprInserted;
+constexpr std::uint64_t kProbed = kFprProbed;
 constexpr double kMinExpectedFalsePositives = 1000;
 constexpr double kRelativeTolerance = 0.10;
 
@@ -35,23 +35,12 @@ std::vector<int> measurable_bits_per_key() {
   return result;
 }
 
-// Keys 0 .. kInserted-1 are added, the next kProbed are absent; hashed once per suite.
+// Keys 0 .. kInserted-1 are added, the next kProbed are absent (fpr_keys.h).
 class BlockedFprKeys : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    hashes_ = new std::vector<Hash128>();
-    hashes_->reserve(kInserted + kProbed);
-    for (std::uint64_t i = 0; i < kInserted + kProbed; ++i) {
-      hashes_->push_back(Hasher{}(sumcache::testing::url_key(i)));
-    }
-  }
-  static void TearDownTestSuite() {
-    delete hashes_;
-    hashes_ = nullptr;
-  }
 
   static double measured_fpr(BlockedBloomFilter& filter) {
-    const std::span<const Hash128> all(*hashes_);
+    const std::span<const Hash128> all(fpr_key_hashes());
     for (const Hash128& h : all.first(kInserted)) filter.add(h);
     auto answers = std::make_unique<bool[]>(kProbed);
     EXPECT_FALSE(filter.contains_batch(all.subspan(kInserted), {answers.get(), kProbed}));
@@ -60,10 +49,7 @@ class BlockedFprKeys : public ::testing::Test {
     return static_cast<double>(false_positives) / kProbed;
   }
 
-  static std::vector<Hash128>* hashes_;
 };
-
-std::vector<Hash128>* BlockedFprKeys::hashes_ = nullptr;
 
 class BlockedFpr : public BlockedFprKeys, public ::testing::WithParamInterface<int> {};
 

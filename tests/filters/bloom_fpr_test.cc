@@ -6,36 +6,21 @@
 #include <cmath>
 
 #include "filters/bloom_filter.h"
-#include "tests/support/url_keys.h"
+#include "tests/filters/fpr_keys.h"
 
 namespace sumcache::filters {
 namespace {
 
-constexpr std::uint64_t kInserted = 100'000;
-constexpr std::uint64_t kProbed = 1'000'000;
+constexpr std::uint64_t kInserted = kFprInserted;
+constexpr std::uint64_t kProbed = kFprProbed;
 constexpr double kMinExpectedFalsePositives = 1000;
 constexpr double kRelativeTolerance = 0.10;
 
-class BloomFpr : public ::testing::TestWithParam<int> {
- protected:
-  static void SetUpTestSuite() {
-    hashes_ = new std::vector<Hash128>();
-    hashes_->reserve(kInserted + kProbed);
-    for (std::uint64_t i = 0; i < kInserted + kProbed; ++i) {
-      hashes_->push_back(Hasher{}(sumcache::testing::url_key(i)));
-    }
-  }
-  static void TearDownTestSuite() {
-    delete hashes_;
-    hashes_ = nullptr;
-  }
-  static std::vector<Hash128>* hashes_;
-};
-
-std::vector<Hash128>* BloomFpr::hashes_ = nullptr;
+class BloomFpr : public ::testing::TestWithParam<int> {};
 
 TEST_P(BloomFpr, MeasuredRateMatchesFormula) {
   const int bits_per_key = GetParam();
+  const std::vector<Hash128>& hashes = fpr_key_hashes();
   int checked = 0;
   for (std::uint32_t k = 1; k <= 8; ++k) {
     const BloomParams params{kInserted * static_cast<std::uint64_t>(bits_per_key), k};
@@ -43,10 +28,10 @@ TEST_P(BloomFpr, MeasuredRateMatchesFormula) {
     if (expected * kProbed < kMinExpectedFalsePositives) continue;
     auto filter = BloomFilter::create(params);
     ASSERT_TRUE(filter.ok());
-    for (std::uint64_t i = 0; i < kInserted; ++i) filter->add((*hashes_)[i]);
+    for (std::uint64_t i = 0; i < kInserted; ++i) filter->add(hashes[i]);
     std::uint64_t false_positives = 0;
     for (std::uint64_t i = kInserted; i < kInserted + kProbed; ++i) {
-      false_positives += filter->contains((*hashes_)[i]) ? 1 : 0;
+      false_positives += filter->contains(hashes[i]) ? 1 : 0;
     }
     const double measured = static_cast<double>(false_positives) / kProbed;
     EXPECT_NEAR(measured / expected, 1.0, kRelativeTolerance)

@@ -140,6 +140,24 @@ TEST_F(ProxyTest, BadRequestsGet4xxAndOtherConnectionsKeepWorking) {  // RFC 911
   }
 }
 
+TEST_F(ProxyTest, LimitsAnswerWithTheirStatusAndReason) {
+  ASSERT_TRUE(start_proxy({.extra_json = R"("limits": {"max_body_bytes": 1024,
+      "upstream_first_byte_timeout_ms": 300, "client_request_timeout_ms": 500},)"}));
+  const auto too_big = fetch("/echo", {}, "POST", std::string(5000, 'x'));
+  EXPECT_EQ(too_big.status, 413U);
+  EXPECT_NE(too_big.body.find("max_body_bytes"), std::string::npos) << too_big.body;
+  EXPECT_EQ(origin_.log().count("/echo"), 0U);
+  const auto slow = fetch("/obj/slow?delay_ms=3000");
+  EXPECT_EQ(slow.status, 504U);
+  // A head that never ends: 408 once client_request_timeout_ms has passed.
+  auto stalled = raw_exchange("127.0.0.1", port_, "GET " + origin_url("/obj/a") + " HTTP/1.1\r\n",
+                              std::chrono::seconds(5));
+  ASSERT_TRUE(stalled.ok());
+  const auto responses = parse_responses(stalled->data);
+  ASSERT_FALSE(responses.empty()) << stalled->data;
+  EXPECT_EQ(responses[0].status, 408U);
+}
+
 TEST_F(ProxyTest, ConnectTunnelsToAllowedPortsOnly) {  // RFC 9110 §9.3.6
   ASSERT_TRUE(start_proxy({.extra_json = R"("forward": {"connect_ports": [)" +
                                          std::to_string(origin_.port()) + "]},"}));
