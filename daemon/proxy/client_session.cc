@@ -20,6 +20,15 @@ struct ConnectionCount {
   std::atomic<std::uint32_t>& n_;
 };
 
+// The address as the allow-lists hold it: IPv4 mapped into IPv6. From the
+// bytes, not the text, which may carry an IPv6 scope ("%eth0").
+Ip6Bytes ip6_bytes(const asio::ip::address& address) {
+  const asio::ip::address_v6 v6 =
+      address.is_v4() ? asio::ip::make_address_v6(asio::ip::v4_mapped, address.to_v4())
+                      : address.to_v6();
+  return v6.to_bytes();
+}
+
 // Waits for the first byte of the next request under the idle timeout. The
 // connection sits in the worker's idle set meanwhile, so a drain can close it.
 awaitable<bool> wait_for_request(WorkerContext& worker, ClientConnection& client,
@@ -147,7 +156,7 @@ awaitable<void> serve_client(WorkerContext& worker, tcp::socket socket) {
   const auto peer = client.stream.socket().remote_endpoint(ec);
   if (ec) co_return;
   client.address_text = peer.address().to_string();
-  client.address = *parse_ip(client.address_text);
+  client.address = ip6_bytes(peer.address());
   client.stream.socket().set_option(tcp::no_delay(true), ec);
   // The kernel starts a send buffer at 16 KiB (tcp_wmem) and grows it slowly:
   // a 256 KiB hit then takes many writev rounds through epoll. nginx's
