@@ -6,7 +6,9 @@
 // It signals only the PID it started, and never one it has already reaped (the
 // number may belong to someone else by then). Every wait has a timeout and
 // polls the condition instead of sleeping a guessed time. The destructor never
-// leaves the child running: SIGTERM, then SIGKILL after a grace period.
+// leaves the child running: SIGTERM, then SIGKILL after a grace period. Should
+// the test process die instead, the kernel kills the child (PR_SET_PDEATHSIG),
+// which is tied to the thread that called start(): call it from the test's thread.
 
 #include <sys/types.h>
 
