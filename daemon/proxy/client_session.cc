@@ -131,8 +131,14 @@ awaitable<unsigned> dispatch(WorkerContext& worker, const Settings& settings,
     co_return co_await cache->serve(worker, settings, client, parser, route, record);
   }
   record.result = CacheResult::pass;
-  const ForwardResult result = co_await forward_request(worker, settings, client, parser, route);
-  if (cache != nullptr && !result.upstream_failed) cache->invalidate_after_unsafe(req.method_string(), route, result);
+  std::function<void(const ForwardResult&)> invalidate;
+  if (cache != nullptr) {
+    invalidate = [cache, &req, &route](const ForwardResult& result) {
+      cache->invalidate_after_unsafe(req.method_string(), route, result);
+    };
+  }
+  const ForwardResult result =
+      co_await forward_request(worker, settings, client, parser, route, invalidate);
   co_return result.status;
 }
 

@@ -46,10 +46,10 @@ awaitable<unsigned> send_upstream_error(ClientConnection& client, const Settings
   co_return co_await send_error(client, settings, status, reason, version);
 }
 
-awaitable<ForwardResult> forward_request(WorkerContext& worker, const Settings& settings,
-                                         ClientConnection& client,
-                                         http::request_parser<http::buffer_body>& parser,
-                                         const Route& route) {
+awaitable<ForwardResult> forward_request(
+    WorkerContext& worker, const Settings& settings, ClientConnection& client,
+    http::request_parser<http::buffer_body>& parser, const Route& route,
+    const std::function<void(const ForwardResult&)>& on_head) {
   const auto& req = parser.get();
   const auto& limits = settings.config.limits;
   UpstreamRequest upstream{route.upstream, worker.tls_server_name,
@@ -82,6 +82,7 @@ awaitable<ForwardResult> forward_request(WorkerContext& worker, const Settings& 
   client.keep_alive = msg.keep_alive();
   ForwardResult result{msg.result_int(), false, std::string(msg[http::field::location]),
                        std::string(msg[http::field::content_location])};
+  if (on_head) on_head(result);
   BodyCapture no_capture;
   bool complete = false;
   if (co_await relay_response(client, *response, limits, no_capture, complete)) {

@@ -4,6 +4,8 @@
 // the response streamed back. A successful unsafe request invalidates what
 // the cache holds for its target (RFC 9111 §4.4), via the CacheService.
 
+#include <functional>
+
 #include "daemon/proxy/client_connection.h"
 #include "daemon/proxy/proxy_context.h"
 #include "daemon/proxy/request_route.h"
@@ -33,9 +35,12 @@ struct ForwardResult {
   std::string content_location;
 };
 
-awaitable<ForwardResult> forward_request(WorkerContext& worker, const Settings& settings,
-                                         ClientConnection& client,
-                                         http::request_parser<http::buffer_body>& parser,
-                                         const Route& route);
+// `on_head` sees the upstream's answer before its body is relayed, so that
+// invalidation (RFC 9111 §4.4: on receiving the status) is done before the
+// client can send its next request.
+awaitable<ForwardResult> forward_request(
+    WorkerContext& worker, const Settings& settings, ClientConnection& client,
+    http::request_parser<http::buffer_body>& parser, const Route& route,
+    const std::function<void(const ForwardResult&)>& on_head);
 
 }  // namespace sumcache::daemon
