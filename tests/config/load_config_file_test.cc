@@ -1,10 +1,10 @@
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <filesystem>
 #include <fstream>
 
 #include "config/load_config.h"
+#include "tests/support/temp_dir.h"
 
 namespace sumcache::config {
 namespace {
@@ -12,14 +12,8 @@ namespace {
 namespace fs = std::filesystem;
 
 // A fresh directory per test, removed afterwards.
-class LoadConfigFile : public testing::Test {
+class LoadConfigFile : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "sumcache-config-XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
 
   fs::path write(const fs::path& name, const std::string& text) {
     fs::path file = dir_ / name;
@@ -39,7 +33,8 @@ class LoadConfigFile : public testing::Test {
     return ConfigError("", "");
   }
 
-  fs::path dir_;
+  const sumcache::testing::TempDir tmp_;
+  const fs::path dir_ = tmp_.path();
 };
 
 constexpr const char* kWithSecretFiles = R"({

@@ -1,5 +1,5 @@
 #pragma once
-// TempDir: a fresh directory under the system temp dir, removed with everything
+// TempDir: a fresh directory under /dev/shm (or the system temp dir), removed with everything
 // in it when the object goes away.
 
 #include <filesystem>

@@ -17,36 +17,16 @@
 #include "daemon/store/store.h"
 #include "filters/bloom_filter.h"
 #include "filters/counting_bloom_filter.h"
+#include "tests/support/temp_dir.h"
 
 namespace sumcache::daemon::testing {
+
+using sumcache::testing::TempDir;
 
 // A fresh directory, removed with everything in it at scope end. On tmpfs
 // (/dev/shm) when there is one: the tests exercise file semantics, not the
 // device, and on an ext4 mounted with `discard` every unlink costs ~1 ms,
 // which made the disk workload tests 15x slower.
-class TempDir {
- public:
-  TempDir() {
-    std::error_code ec;
-    const std::filesystem::path base = std::filesystem::is_directory("/dev/shm", ec)
-                                           ? std::filesystem::path("/dev/shm")
-                                           : std::filesystem::temp_directory_path();
-    std::string pattern = (base / "store_test.XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data()) ? pattern : std::string();
-    EXPECT_FALSE(path_.empty());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
 // Log lines, kept for assertions; thread-safe like the store requires.
 class LogLines {
  public:
