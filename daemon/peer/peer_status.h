@@ -1,0 +1,48 @@
+#pragma once
+// One peer as the admin endpoint shows it: a copy taken from the peer table,
+// so readers never hold the table's lock while they format.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace sumcache::daemon {
+
+enum class PeerState { up, suspect, down };
+const char* to_string(PeerState s);
+
+struct PeerStatus {
+  std::string id;
+  std::string host;
+  std::uint16_t http_port = 0;
+  std::uint16_t peer_port = 0;
+  PeerState state = PeerState::down;
+  // The peer's summary as this node holds it; has_summary false: none yet.
+  bool has_summary = false;
+  std::uint64_t summary_epoch = 0;
+  std::uint64_t summary_sequence = 0;
+  double summary_age_seconds = 0;
+  bool summary_expired = false;
+  std::uint64_t entries = 0;
+  std::uint64_t m = 0;
+  std::uint32_t k = 0;
+  double fill_ratio = 0;     // set bits / m
+  double estimated_fpr = 0;  // fill_ratio^k
+  // Object requests this node sent to the peer after its summary (or ICP) claimed a key.
+  std::uint64_t requests_sent = 0;
+  std::uint64_t true_hits = 0;   // answered with the object
+  std::uint64_t false_hits = 0;  // answered 504: the summary claimed a key the peer lacked
+  std::uint64_t request_errors = 0;
+  // Summary exchange and ICP, both ways.
+  std::uint64_t messages_sent = 0;
+  std::uint64_t messages_received = 0;
+  std::uint64_t bytes_sent = 0;
+  std::uint64_t bytes_received = 0;
+  std::uint64_t messages_rejected = 0;
+  double rtt_ms = 0;  // smoothed (RFC 6298 style), 0 until measured
+  std::string last_error;
+};
+
+using PeerStatusList = std::vector<PeerStatus>;
+
+}  // namespace sumcache::daemon
