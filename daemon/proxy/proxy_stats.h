@@ -20,6 +20,10 @@ struct ProxyStats {
   std::atomic<std::uint64_t> bytes_out{0};
   std::atomic<std::uint64_t> upstream_errors{0};
   std::atomic<std::uint64_t> refused_connections{0};
+  // Object requests to peers that a summary or ICP claimed, and how they ended.
+  std::atomic<std::uint64_t> peer_requests{0};
+  std::atomic<std::uint64_t> peer_false_hits{0};  // the peer answered 504
+  std::atomic<std::uint64_t> peer_errors{0};      // no answer in time, or a bad one
 
   void count(CacheResult r, unsigned status) {
     results[static_cast<std::size_t>(r)].fetch_add(1, std::memory_order_relaxed);
