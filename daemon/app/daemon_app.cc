@@ -6,6 +6,7 @@
 #include "daemon/cache/cache_service.h"
 #include "daemon/log/access_log.h"
 #include "daemon/log/logger.h"
+#include "daemon/peer/peer_service.h"
 #include "daemon/server/server.h"
 
 namespace sumcache::daemon {
@@ -70,11 +71,18 @@ int run_daemon(config::Config config, const std::string& config_path) {
            std::to_string(loaded.disk_bytes) + " bytes on disk)");
   CacheService cache(**store, cache_policy(config));
   Server server(config, config_path, log, access_log, &cache);
+  std::unique_ptr<PeerService> peers;
+  if (config.cluster.sharing != config::Sharing::none && !config.peers.empty()) {
+    peers = std::make_unique<PeerService>(config, **store, log);
+    cache.set_peers(peers.get());
+    server.on_reload([&peers](const config::Config& c) { peers->apply_live(c.cluster); });
+  }
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  const bool started = server.start();
+  const bool started = (!peers || peers->start()) && server.start();
   pthread_sigmask(SIG_UNBLOCK, &signals, nullptr);
   if (!started) return 1;
   server.run();
+  if (peers) peers->stop();
   return 0;
 }
 

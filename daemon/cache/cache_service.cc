@@ -38,6 +38,7 @@ awaitable<unsigned> CacheService::serve(WorkerContext& worker, const Settings& s
   r.directives = request_directives(r.headers);
   r.conditional = has_field(r.headers, "If-None-Match") || has_field(r.headers, "If-Modified-Since");
   r.ranged = has_field(r.headers, "Range");
+  r.from_peer = has_field(r.headers, kPeerRequestHeader);
   r.hash = store_.hash_key(route.cache_key);
   if (!r.directives.no_store) {
     if (auto c = find_candidate(r)) {
@@ -118,6 +119,9 @@ awaitable<unsigned> CacheService::fetch(CacheRequest& r, const Candidate* stale,
     }
     lease.emplace(inflight_, r.route.cache_key);
   }
+  if (peers_ != nullptr && stale == nullptr && r.fills_cache() && !r.from_peer) {
+    if (auto served = co_await fetch_from_peers(r)) co_return *served;
+  }
   UpstreamRequest up{r.route.upstream, r.worker.tls_server_name,
                      make_upstream_head(r.parser.get().base(), r.parser.chunked(), r.route,
                                         r.settings, r.client),
@@ -143,14 +147,14 @@ awaitable<unsigned> CacheService::fetch(CacheRequest& r, const Candidate* stale,
 
 awaitable<unsigned> CacheService::relay_and_store(CacheRequest& r,
                                                   std::unique_ptr<UpstreamResponse> res,
-                                                  CacheResult result) {
+                                                  CacheResult result, bool store) {
   const auto& limits = r.settings.config.limits;
   auto& msg = res->parser->get();
   ResponseFacts facts{static_cast<int>(msg.result_int()), std::string(msg.reason()), to_header_list(msg.base()), {},
                       exchange_times(res->request_time, res->response_time)};
   facts.directives = response_directives(facts.fields);
   std::optional<std::string> variant;
-  if (r.fills_cache()) {
+  if (store && r.fills_cache()) {
     const StoreInput input{"GET", r.headers, r.directives, facts.status, facts.fields,
                            facts.directives, policy_.max_object_bytes};
     if (storability(input) == StoreReason::storable) {

@@ -24,6 +24,12 @@ HeuristicPolicy heuristic_policy(const config::Config& config);
 
 struct CacheRequest;
 struct Candidate;
+class PeerService;
+
+// Marks a request one node sends another for an object its summary claims
+// (value: the sender's node id). Such a request is answered from the cache
+// alone, never forwarded to a peer or the origin: no loops (docs/peers.md).
+inline constexpr const char* kPeerRequestHeader = "X-Sumcache-Peer";
 
 class CacheService {
  public:
@@ -40,6 +46,8 @@ class CacheService {
   // Removes every variant stored under key; returns how many.
   std::size_t purge(std::string_view key) { return store_.remove(key); }
   Store& store() { return store_; }
+  // Misses ask these peers before the origin; null: no cluster.
+  void set_peers(PeerService* peers) { peers_ = peers; }
 
  private:
   std::optional<Candidate> find_candidate(const CacheRequest& r);
@@ -48,12 +56,15 @@ class CacheService {
   awaitable<unsigned> fetch(CacheRequest& r, const Candidate* stale, bool may_collapse);
   awaitable<unsigned> revalidate(CacheRequest& r, const Candidate& c, bool stale_if_error);
   awaitable<unsigned> relay_and_store(CacheRequest& r, std::unique_ptr<UpstreamResponse> res,
-                                      CacheResult result);
+                                      CacheResult result, bool store = true);
+  // The object from the first claiming peer that has it; nullopt: go to the origin.
+  awaitable<std::optional<unsigned>> fetch_from_peers(CacheRequest& r);
   void revalidate_in_background(CacheRequest& r, const Candidate& c);
 
   Store& store_;
   CachePolicy policy_;
   InflightTable inflight_;
+  PeerService* peers_ = nullptr;
 };
 
 }  // namespace sumcache::daemon

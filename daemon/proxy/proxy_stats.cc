@@ -10,7 +10,7 @@ const char* to_string(CacheResult r) {
     case CacheResult::refresh_miss: return "REFRESH_MISS";
     case CacheResult::stale_hit: return "STALE_HIT";
     case CacheResult::collapsed_hit: return "COLLAPSED_HIT";
-    case CacheResult::peer_hit: return "PEER_HIT";
+    case CacheResult::peer_hit: return "PEER-HIT";
     case CacheResult::pass: return "PASS";
     case CacheResult::tunnel: return "TUNNEL";
     case CacheResult::error: return "ERROR";

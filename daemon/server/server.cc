@@ -25,6 +25,12 @@ config::Config apply_live(const config::Config& running, const config::Config& n
   merged.admin.token = next.admin.token;
   merged.admin.token_file = next.admin.token_file;
   merged.admin.allow = next.admin.allow;
+  auto& cluster = merged.cluster;
+  cluster.update_threshold_percent = next.cluster.update_threshold_percent;
+  cluster.update_max_interval_ms = next.cluster.update_max_interval_ms;
+  cluster.summary_expiry_ms = next.cluster.summary_expiry_ms;
+  cluster.peer_timeout_ms = next.cluster.peer_timeout_ms;
+  cluster.store_peer_hits = next.cluster.store_peer_hits;
   return merged;
 }
 
@@ -168,6 +174,7 @@ void Server::reload() {
   config_ = apply_live(config_, next);
   shared_.settings.set(make_settings(config_));
   log_.set_level(to_log_level(config_.log.level));
+  if (reload_hook_) reload_hook_(config_);
   access_log_.set_format(config_.log.access_format);
   for (auto& worker : workers_) worker->set_upstream_timeouts(upstream_timeouts(config_.limits));
   log_.info("SIGHUP: reloaded access rules, limits and log settings" +

@@ -5,6 +5,7 @@
 // and exit 0; SIGHUP reloads what can change live; SIGUSR1 reopens the logs.
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -29,6 +30,8 @@ class Server {
   void run();
   const std::vector<tcp::endpoint>& proxy_endpoints() const { return endpoints_; }
   ProxyShared& shared() { return shared_; }
+  // Called on the control thread after a SIGHUP applied a new config.
+  void on_reload(std::function<void(const config::Config&)> hook) { reload_hook_ = std::move(hook); }
 
  private:
   void reload();
@@ -43,6 +46,7 @@ class Server {
   std::vector<std::unique_ptr<Worker>> workers_;
   std::vector<tcp::endpoint> endpoints_;
   asio::io_context control_;
+  std::function<void(const config::Config&)> reload_hook_;
 };
 
 std::shared_ptr<const Settings> make_settings(const config::Config& config);

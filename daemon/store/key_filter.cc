@@ -8,6 +8,7 @@ void KeyFilter::add(const filters::Hash128& key) {
   std::lock_guard lock(mutex_);
   filter_.add(key);
   ++entries_;
+  ++keys_changed_;
 }
 
 void KeyFilter::remove(const filters::Hash128& key) {
@@ -15,7 +16,10 @@ void KeyFilter::remove(const filters::Hash128& key) {
   {
     std::lock_guard lock(mutex_);
     refused = filter_.remove(key);
-    if (!refused) --entries_;
+    if (!refused) {
+      --entries_;
+      ++keys_changed_;
+    }
   }
   if (refused && log_) {
     char line[160];
@@ -35,12 +39,30 @@ filters::BloomFilter KeyFilter::snapshot() const {
 filters::BloomFilter KeyFilter::snapshot_and_mark() {
   std::lock_guard lock(mutex_);
   filter_.mark();
+  keys_changed_ = 0;
   return filter_.bit_view();
 }
 
 Result<std::vector<std::uint64_t>> KeyFilter::take_changes() {
   std::lock_guard lock(mutex_);
+  keys_changed_ = 0;
   return filter_.take_changes();
+}
+
+Result<std::vector<filters::BitChange>> KeyFilter::take_delta() {
+  std::lock_guard lock(mutex_);
+  keys_changed_ = 0;
+  auto positions = filter_.take_changes();
+  if (!positions) return positions.error();
+  std::vector<filters::BitChange> changes;
+  changes.reserve(positions->size());
+  for (const std::uint64_t i : *positions) changes.push_back({i, filter_.counter(i) > 0});
+  return changes;
+}
+
+std::uint64_t KeyFilter::keys_changed_since_mark() const {
+  std::lock_guard lock(mutex_);
+  return keys_changed_;
 }
 
 FilterStats KeyFilter::stats() const {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "daemon/store/store_options.h"
+#include "filters/bit_change.h"
 #include "filters/bloom_filter.h"
 #include "filters/counting_bloom_filter.h"
 #include "filters/result.h"
@@ -32,6 +33,11 @@ class KeyFilter {
   // change_log_overflow (before the first mark, or past the log's cap) means:
   // publish snapshot_and_mark() in full.
   Result<std::vector<std::uint64_t>> take_changes();
+  // take_changes() with each position's value now ("bit i is now v"), read
+  // under the same lock, so the delta states exactly this moment's bits.
+  Result<std::vector<filters::BitChange>> take_delta();
+  // Keys added or removed since the last mark: what the update threshold counts.
+  std::uint64_t keys_changed_since_mark() const;
   FilterStats stats() const;
   filters::CountingBloomFilter copy() const;
 
@@ -39,6 +45,7 @@ class KeyFilter {
   mutable std::mutex mutex_;
   filters::CountingBloomFilter filter_;
   std::uint64_t entries_ = 0;
+  std::uint64_t keys_changed_ = 0;
   std::function<void(std::string_view)> log_;
 };
 

@@ -41,6 +41,7 @@ class Store {
   Store& operator=(const Store&) = delete;
 
   filters::Hash128 hash_key(std::string_view key) const { return options_.hasher(key); }
+  const filters::Hasher& hasher() const { return options_.hasher; }
 
   // Every variant stored under key. Memory-resident ones carry their body;
   // disk-only ones have body == nullptr (head and meta read from the file's
@@ -80,6 +81,9 @@ class Store {
   // The snapshot and the mark at one moment: a publisher that sends this full
   // summary sends the next delta from exactly here.
   filters::BloomFilter filter_snapshot_and_mark();
+  // take_filter_changes() with each bit's value now: a summary delta.
+  Result<std::vector<filters::BitChange>> take_filter_delta() { return filter_.take_delta(); }
+  std::uint64_t filter_keys_changed() const { return filter_.keys_changed_since_mark(); }
   IndexSnapshot index_snapshot() const;
 
  private:

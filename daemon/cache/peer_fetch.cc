@@ -1,0 +1,80 @@
+// CacheService::fetch_from_peers: Summary Cache's remote lookup. The peers
+// whose summaries claim the key are asked in turn with only-if-cached
+// (RFC 9111 §5.2.1.7): a 504 is a false hit (the summary's false positive, or
+// the object left the peer since its last update), counted, and the next peer
+// or the origin follows.
+
+#include "daemon/cache/cache_request.h"
+#include "daemon/cache/cache_service.h"
+#include "daemon/peer/peer_service.h"
+#include "daemon/proxy/response_relay.h"
+
+namespace sumcache::daemon {
+
+namespace {
+
+http::request_header<> peer_head(const CacheRequest& r, const std::string& node_id) {
+  http::request_header<> head = make_upstream_head(r.parser.get().base(), false, r.route,
+                                                   r.settings, r.client);
+  // Absolute-form: the peer keys it exactly as we do, in either mode.
+  head.target(r.route.cache_key);
+  const auto prior = head[http::field::cache_control];
+  head.set(http::field::cache_control,
+           prior.empty() ? std::string("only-if-cached")
+                         : std::string(prior) + ", only-if-cached");
+  head.set(kPeerRequestHeader, node_id);
+  return head;
+}
+
+config::LimitsConfig peer_limits(const config::Config& config) {
+  config::LimitsConfig limits = config.limits;
+  limits.upstream_first_byte_timeout_ms = config.cluster.peer_timeout_ms;
+  return limits;
+}
+
+}  // namespace
+
+awaitable<std::optional<unsigned>> CacheService::fetch_from_peers(CacheRequest& r) {
+  const PeerCandidates candidates = co_await peers_->candidates(r.route.cache_key, r.hash);
+  auto& stats = r.worker.shared.stats;
+  const config::LimitsConfig limits = peer_limits(r.settings.config);
+  for (std::size_t c = 0; c < candidates.count; ++c) {
+    const std::size_t i = candidates.order[c];
+    const config::PeerConfig& peer = peers_->peer(i);
+    UpstreamRequest up{Origin{false, peer.host, peer.http_port}, {},
+                       peer_head(r, peers_->node_id()), false, {}};
+    stats.peer_requests.fetch_add(1, std::memory_order_relaxed);
+    const auto start = std::chrono::steady_clock::now();
+    auto [ec, res] = co_await exchange_with_upstream(r.worker, limits, up, nullptr, nullptr);
+    const auto rtt = std::chrono::duration_cast<std::chrono::microseconds>(
+        std::chrono::steady_clock::now() - start);
+    if (ec) {
+      stats.peer_errors.fetch_add(1, std::memory_order_relaxed);
+      peers_->report(i, PeerOutcome::error, rtt, ec.message());
+      r.worker.shared.log.info("peer " + peer.id + " did not answer for " + r.route.cache_key +
+                               ": " + ec.message());
+      continue;
+    }
+    const auto& msg = res->parser->get();
+    const unsigned status = msg.result_int();
+    // Whatever the peer had stored is a hit, whatever its status; an answer of
+    // its own (X-Cache: ERROR: refused, draining, loop) is not.
+    if (status != 504 && msg["X-Cache"] != "ERROR") {
+      peers_->report(i, PeerOutcome::hit, rtt);
+      r.record.hierarchy = "SIBLING_HIT/" + peer.id;
+      co_return co_await relay_and_store(r, std::move(res), CacheResult::peer_hit,
+                                         r.settings.config.cluster.store_peer_hits);
+    }
+    co_await finish_upstream(r.worker, limits, std::move(res));
+    if (status == 504) {
+      stats.peer_false_hits.fetch_add(1, std::memory_order_relaxed);
+      peers_->report(i, PeerOutcome::false_hit, rtt);
+    } else {
+      stats.peer_errors.fetch_add(1, std::memory_order_relaxed);
+      peers_->report(i, PeerOutcome::error, rtt, "answered " + std::to_string(status));
+    }
+  }
+  co_return std::nullopt;
+}
+
+}  // namespace sumcache::daemon

@@ -1,0 +1,39 @@
+#pragma once
+// The HTTP exchanges of the summary protocol between peer listeners: one
+// request on a fresh connection, bounded by one deadline for the whole
+// exchange (resolve, connect, write, read). Paths: docs/protocol.md.
+
+#include <chrono>
+#include <string>
+
+#include "daemon/net/asio.h"
+
+namespace sumcache::daemon {
+
+inline constexpr const char* kSummaryPath = "/sumcache/v1/summary";
+inline constexpr const char* kSummaryType = "application/vnd.sumcache.summary";
+// The largest summary message a peer listener reads or a pull accepts.
+inline constexpr std::size_t kMaxSummaryBytes = 64u << 20;
+
+struct PeerHttpRequest {
+  http::verb method = http::verb::get;
+  std::string host;
+  std::uint16_t port = 0;
+  std::string target = kSummaryPath;
+  std::string body;           // POST: an encoded summary message
+  std::string if_none_match;  // GET: the ETag held
+  std::string from;           // X-Sumcache-Node: this node's id
+};
+
+struct PeerHttpReply {
+  unsigned status = 0;
+  std::string etag;
+  std::string body;
+  std::chrono::microseconds rtt{0};  // request written to response read
+};
+
+awaitable<std::tuple<error_code, PeerHttpReply>> peer_http_exchange(asio::any_io_executor executor,
+                                                                    PeerHttpRequest request,
+                                                                    std::chrono::milliseconds timeout);
+
+}  // namespace sumcache::daemon

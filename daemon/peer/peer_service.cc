@@ -1,0 +1,159 @@
+#include "daemon/peer/peer_service.h"
+
+#include <algorithm>
+
+#include "daemon/peer/icp_agent.h"
+#include "daemon/peer/summary_exchange.h"
+
+namespace sumcache::daemon {
+
+namespace {
+
+std::vector<IcpPeer> icp_peers(const std::vector<config::PeerConfig>& peers, Logger& log) {
+  std::vector<IcpPeer> out;
+  for (const auto& p : peers) {
+    error_code ec;
+    const auto address = asio::ip::make_address(p.host, ec);
+    if (ec) {
+      // ICP is UDP to an address: a name would need a resolver per query.
+      log.warn("peer " + p.id + ": icp needs an IP address, not " + p.host + ": never queried");
+      out.push_back({p.id, {}});
+      continue;
+    }
+    out.push_back({p.id, asio::ip::udp::endpoint(address, p.icp_port)});
+  }
+  return out;
+}
+
+}  // namespace
+
+PeerService::PeerService(const config::Config& config, Store& store, Logger& log)
+    : config_(config),
+      node_id_(config.node.id),
+      store_(store),
+      log_(log),
+      table_(config.peers),
+      timeout_(config.cluster.peer_timeout_ms),
+      expiry_(config.cluster.summary_expiry_ms),
+      directory_(store.hasher()),
+      guard_(io_.get_executor()) {}
+
+PeerService::~PeerService() { stop(); }
+
+bool PeerService::start() {
+  const auto& c = config_.cluster;
+  std::string failed;
+  if (c.sharing == config::Sharing::summary) {
+    exchange_ = std::make_unique<SummaryExchange>(io_.get_executor(), config_, store_, log_,
+                                                  table_, directory_);
+    if (!exchange_->listen(failed)) {
+      log_.error("cannot start the cluster: " + failed);
+      return false;
+    }
+    exchange_->start();
+  } else if (c.sharing == config::Sharing::icp) {
+    error_code ec;
+    const auto address = asio::ip::make_address(c.peer_listen.address, ec);
+    if (ec) {
+      log_.error("cannot start ICP: address " + c.peer_listen.address + ": " + ec.message());
+      return false;
+    }
+    icp_ = std::make_unique<IcpAgent>(
+        io_.get_executor(), asio::ip::udp::endpoint(address, c.icp_port),
+        icp_peers(config_.peers, log_),
+        [this](std::string_view url) {
+          std::vector<ObjectPtr> found;
+          store_.find(url, store_.hash_key(url), found);
+          return !found.empty();
+        },
+        log_);
+    if (auto iec = icp_->start()) {
+      log_.error("cannot start ICP on " + c.peer_listen.address + ":" + std::to_string(c.icp_port) +
+                 ": " + iec.message());
+      return false;
+    }
+    // ICP asks every peer that is not down; it needs no summary.
+    {
+      std::lock_guard lock(table_.mutex());
+      for (std::size_t i = 0; i < table_.size(); ++i) table_.at(i).link.state = PeerState::up;
+    }
+    table_.refresh_eligible(std::chrono::steady_clock::now(), c.summary_expiry_ms, false);
+  } else {
+    return true;
+  }
+  thread_ = std::thread([this] { io_.run(); });
+  log_.info(std::string("cluster: sharing ") + (icp_ ? "icp" : "summary") + " with " +
+            std::to_string(table_.size()) + " peers");
+  return true;
+}
+
+void PeerService::stop() {
+  if (!thread_.joinable()) return;
+  asio::post(io_, [this] {
+    if (exchange_) exchange_->stop();
+    if (icp_) icp_->stop();
+  });
+  guard_.reset();
+  // Pending pushes end at their deadline; do not wait for them on shutdown.
+  asio::post(io_, [this] { io_.stop(); });
+  thread_.join();
+}
+
+tcp::endpoint PeerService::peer_endpoint() const {
+  return exchange_ ? exchange_->endpoint() : tcp::endpoint{};
+}
+
+awaitable<PeerCandidates> PeerService::candidates(std::string_view key,
+                                                  const filters::Hash128& hash) {
+  PeerCandidates out;
+  const std::uint64_t eligible = table_.eligible();
+  if (eligible == 0) co_return out;
+  if (icp_) {
+    auto result = co_await icp_->query(std::string(key), timeout_.load(std::memory_order_relaxed),
+                                     eligible);
+    if (result.hit) out.order[out.count++] = static_cast<std::uint8_t>(*result.hit);
+    co_return out;
+  }
+  std::uint64_t claims = directory_.claims(hash, eligible);
+  while (claims != 0) {
+    out.order[out.count++] = static_cast<std::uint8_t>(std::countr_zero(claims));
+    claims &= claims - 1;
+  }
+  // Slots are peer indexes. Closest first; an unmeasured peer (0) goes first
+  // so that it gets measured.
+  std::sort(out.order.begin(), out.order.begin() + static_cast<std::ptrdiff_t>(out.count),
+            [this](std::uint8_t a, std::uint8_t b) {
+              return table_.at(a).srtt_us.load(std::memory_order_relaxed) <
+                     table_.at(b).srtt_us.load(std::memory_order_relaxed);
+            });
+  co_return out;
+}
+
+void PeerService::report(std::size_t i, PeerOutcome outcome, std::chrono::microseconds rtt,
+                         std::string_view error) {
+  auto& c = table_.at(i).counters;
+  c.requests_sent.fetch_add(1, std::memory_order_relaxed);
+  switch (outcome) {
+    case PeerOutcome::hit: c.true_hits.fetch_add(1, std::memory_order_relaxed); break;
+    case PeerOutcome::false_hit: c.false_hits.fetch_add(1, std::memory_order_relaxed); break;
+    case PeerOutcome::error:
+      c.request_errors.fetch_add(1, std::memory_order_relaxed);
+      table_.record_failure(i, "object request: " + std::string(error),
+                            std::chrono::steady_clock::now());
+      return;
+  }
+  table_.record_rtt(i, rtt);
+}
+
+void PeerService::apply_live(const config::ClusterConfig& cluster) {
+  // The exchange reads config_ on the io thread alone.
+  timeout_.store(cluster.peer_timeout_ms, std::memory_order_relaxed);
+  expiry_.store(cluster.summary_expiry_ms, std::memory_order_relaxed);
+  asio::post(io_, [this, cluster] { config_.cluster = cluster; });
+}
+
+PeerStatusList PeerService::status() const {
+  return table_.status(std::chrono::steady_clock::now(), expiry_.load(std::memory_order_relaxed));
+}
+
+}  // namespace sumcache::daemon

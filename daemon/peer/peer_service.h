@@ -1,0 +1,80 @@
+#pragma once
+// A node's side of its cluster (docs/peers.md): the peer table, and for the
+// sharing mode in config either
+//   summary: this node's summary pushed to every peer (full, then deltas once
+//            cluster.update_threshold_percent of its keys changed or
+//            update_max_interval_ms passed), peers' summaries received on the
+//            peer listener into a bit-sliced directory, or pulled when missing;
+//   icp:     ICP v2 queries to every peer on each miss (RFC 2186).
+// It runs on a thread of its own; workers ask candidates() on each miss and
+// report how the peer answered.
+
+#include <array>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "config/config.h"
+#include "daemon/log/logger.h"
+#include "daemon/net/asio.h"
+#include "daemon/peer/peer_table.h"
+#include "daemon/store/store.h"
+#include "filters/summary_directory.h"
+
+namespace sumcache::daemon {
+
+class IcpAgent;
+class SummaryListener;
+class SummaryExchange;
+
+// Peers to ask, best first.
+struct PeerCandidates {
+  std::array<std::uint8_t, filters::SummaryDirectory::kMaxPeers> order{};
+  std::size_t count = 0;
+};
+
+enum class PeerOutcome { hit, false_hit, error };
+
+class PeerService {
+ public:
+  PeerService(const config::Config& config, Store& store, Logger& log);
+  ~PeerService();
+  PeerService(const PeerService&) = delete;
+  PeerService& operator=(const PeerService&) = delete;
+
+  // Binds the peer listener (summary) or the ICP socket (icp) and starts the
+  // thread; a failure names the address and step, and nothing runs.
+  bool start();
+  void stop();
+
+  // For a missed key: the peers whose fresh summary claims it (summary), or
+  // the peer that answered HIT first (icp), best first by smoothed RTT.
+  awaitable<PeerCandidates> candidates(std::string_view key, const filters::Hash128& hash);
+  const config::PeerConfig& peer(std::size_t i) const { return table_.at(i).config; }
+  void report(std::size_t i, PeerOutcome outcome, std::chrono::microseconds rtt,
+              std::string_view error = {});
+  PeerStatusList status() const;
+  // The cluster settings SIGHUP may change (thresholds, interval, expiry, timeout).
+  void apply_live(const config::ClusterConfig& cluster);
+  const std::string& node_id() const { return node_id_; }
+  // Where the peer listener is bound (port 0 in config: the kernel's choice).
+  tcp::endpoint peer_endpoint() const;
+
+ private:
+  config::Config config_;
+  std::string node_id_;
+  Store& store_;
+  Logger& log_;
+  PeerTable table_;
+  // Read by workers and the admin endpoint; config_ is the io thread's.
+  std::atomic<std::chrono::milliseconds> timeout_;
+  std::atomic<std::chrono::milliseconds> expiry_;
+  filters::SummaryDirectory directory_;
+  asio::io_context io_{1};
+  asio::executor_work_guard<asio::io_context::executor_type> guard_;
+  std::unique_ptr<SummaryExchange> exchange_;  // summary mode
+  std::unique_ptr<IcpAgent> icp_;              // icp mode
+  std::thread thread_;
+};
+
+}  // namespace sumcache::daemon

@@ -1,0 +1,14 @@
+#include "daemon/peer/peer_status.h"
+
+namespace sumcache::daemon {
+
+const char* to_string(PeerState s) {
+  switch (s) {
+    case PeerState::up: return "up";
+    case PeerState::suspect: return "suspect";
+    case PeerState::down: return "down";
+  }
+  return "down";
+}
+
+}  // namespace sumcache::daemon

@@ -1,0 +1,305 @@
+#include "daemon/peer/summary_exchange.h"
+
+#include <random>
+
+#include "protocol/protocol_error.h"
+
+namespace sumcache::daemon {
+
+namespace {
+
+using std::chrono::milliseconds;
+
+std::uint64_t new_epoch() {
+  // Unique per start: the clock orders restarts, the random bits separate two
+  // starts within one clock tick.
+  std::random_device rd;
+  const auto now = std::chrono::system_clock::now().time_since_epoch();
+  return (static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::seconds>(now).count())
+          << 20) ^
+         (rd() & 0xFFFFF);
+}
+
+SummaryResponse answer(unsigned status, std::string body) {
+  return {status, {}, "text/plain", std::move(body)};
+}
+
+}  // namespace
+
+SummaryExchange::SummaryExchange(asio::any_io_executor executor, const config::Config& config,
+                                 Store& store, Logger& log, PeerTable& table,
+                                 filters::SummaryDirectory& directory)
+    : executor_(executor),
+      config_(config),
+      store_(store),
+      log_(log),
+      table_(table),
+      directory_(directory),
+      listener_(executor, [this](const SummaryRequest& r) { return handle(r); },
+                config.cluster.peer_timeout_ms),
+      timer_(executor),
+      epoch_(new_epoch()),
+      busy_(table.size(), 0) {}
+
+bool SummaryExchange::listen(std::string& failed) {
+  const auto& at = config_.cluster.peer_listen;
+  error_code ec;
+  const auto address = asio::ip::make_address(at.address, ec);
+  if (ec) {
+    failed = "peer listener address " + at.address + ": " + ec.message();
+    return false;
+  }
+  std::string step;
+  if (auto lec = listener_.listen({address, at.port}, step)) {
+    failed = "peer listener " + at.address + ":" + std::to_string(at.port) + ": " + step + ": " +
+             lec.message();
+    return false;
+  }
+  return true;
+}
+
+void SummaryExchange::start() {
+  listener_.start();
+  asio::co_spawn(executor_, publish_loop(), asio::detached);
+}
+
+void SummaryExchange::stop() {
+  stopped_ = true;
+  listener_.stop();
+  timer_.cancel();
+}
+
+protocol::SummaryInfo SummaryExchange::info() const {
+  const FilterStats f = store_.filter_stats();
+  protocol::SummaryInfo i;
+  i.node_id = config_.node.id;
+  i.epoch = epoch_;
+  i.sequence = sequence_;
+  i.params = {f.m, f.k};
+  i.hasher = store_.hasher();
+  i.entries = f.entries;
+  return i;
+}
+
+std::string SummaryExchange::etag() const {
+  return "\"" + std::to_string(epoch_) + "-" + std::to_string(sequence_) + "\"";
+}
+
+std::optional<std::string> SummaryExchange::secret_for(std::string_view node_id) const {
+  if (!table_.find(node_id)) return std::nullopt;
+  return config_.cluster.secret;
+}
+
+SummaryResponse SummaryExchange::handle(const SummaryRequest& request) {
+  if (request.target != kSummaryPath) return answer(404, "no such path\n");
+  if (request.method == http::verb::post) return receive(request);
+  if (request.method == http::verb::get) return serve_full(request);
+  return answer(405, "GET or POST\n");
+}
+
+SummaryResponse SummaryExchange::serve_full(const SummaryRequest& request) const {
+  // Nothing published yet: no sequence a delta could follow.
+  if (sequence_ == 0) return answer(503, "no summary published yet\n");
+  SummaryResponse r{200, etag(), kSummaryType, {}};
+  if (request.if_none_match == r.etag) {
+    r.status = 304;
+    return r;
+  }
+  r.body = protocol::encode_full(info(), store_.filter_snapshot(), config_.cluster.secret);
+  return r;
+}
+
+SummaryResponse SummaryExchange::receive(const SummaryRequest& request) {
+  auto message = protocol::decode(
+      request.body, [this](std::string_view id) { return secret_for(id); });
+  if (!message) {
+    const auto i = table_.find(request.from);
+    if (i) table_.at(*i).counters.messages_rejected.fetch_add(1, std::memory_order_relaxed);
+    log_.warn("peer summary from " + request.remote + " (node " +
+              (request.from.empty() ? std::string("?") : request.from) +
+              ") rejected: " + message.error().message());
+    const bool auth = message.error() == protocol::ProtocolErrc::bad_tag ||
+                      message.error() == protocol::ProtocolErrc::unknown_node;
+    return answer(auth ? 401 : 400, message.error().message() + "\n");
+  }
+  const auto i = table_.find(message->info.node_id);  // decode checked it is a peer
+  auto& counters = table_.at(*i).counters;
+  counters.messages_received.fetch_add(1, std::memory_order_relaxed);
+  counters.bytes_received.fetch_add(request.body.size(), std::memory_order_relaxed);
+  return apply(*i, *message);
+}
+
+SummaryResponse SummaryExchange::apply(std::size_t i, const protocol::SummaryMessage& message) {
+  Peer& peer = table_.at(i);
+  const auto now = std::chrono::steady_clock::now();
+  {
+    std::lock_guard lock(table_.mutex());
+    PeerLink& link = peer.link;
+    // A new epoch is a restarted peer: it lost what we sent it.
+    if (!link.summary.has_state() || link.summary.epoch() != message.info.epoch) {
+      link.needs_full = true;
+    }
+    const std::uint64_t before = link.summary.has_state() ? link.summary.sequence() : 0;
+    const bool had = link.summary.has_state();
+    if (auto ec = link.summary.apply(message)) {
+      peer.counters.messages_rejected.fetch_add(1, std::memory_order_relaxed);
+      link.last_error = "summary not applied: " + ec.message();
+      log_.info("peer " + peer.config.id + ": " + link.last_error + ": asked for a full one");
+      return answer(409, ec.message() + "\n");
+    }
+    const bool changed = !had || link.summary.sequence() != before ||
+                         message.kind == protocol::MessageKind::full;
+    if (changed) {
+      const auto ec = message.kind == protocol::MessageKind::full
+                          ? directory_.set(peer.slot, link.summary.bits())
+                          : directory_.apply(peer.slot, message.changes);
+      if (ec) {
+        link.last_error = "summary not usable: " + ec.message();
+        directory_.clear(peer.slot);
+        return answer(400, ec.message() + "\n");
+      }
+    }
+    link.summary_at = now;
+    link.failures = 0;
+    link.state = PeerState::up;
+  }
+  table_.refresh_eligible(now, config_.cluster.summary_expiry_ms, true);
+  return answer(204, {});
+}
+
+awaitable<void> SummaryExchange::publish_loop() {
+  const milliseconds interval = config_.cluster.update_max_interval_ms;
+  const milliseconds tick = std::clamp(interval / 10, milliseconds(20), milliseconds(500));
+  while (!stopped_) {
+    const auto now = std::chrono::steady_clock::now();
+    const FilterStats f = store_.filter_stats();
+    const std::uint64_t changed = store_.filter_keys_changed();
+    const double threshold =
+        config_.cluster.update_threshold_percent / 100.0 * static_cast<double>(std::max<std::uint64_t>(f.entries, 1));
+    // The interval also bounds a quiet node's silence: its peers' copies must
+    // not expire while nothing changes.
+    const bool due = sequence_ == 0 || static_cast<double>(changed) >= threshold ||
+                     now - last_publish_ >= interval;
+    publish_round(due, now);
+    table_.refresh_eligible(now, config_.cluster.summary_expiry_ms, true);
+    timer_.expires_after(tick);
+    co_await timer_.async_wait(use_nothrow);
+  }
+}
+
+void SummaryExchange::publish_round(bool delta_due, SteadyTime now) {
+  std::shared_ptr<const std::string> delta;
+  if (delta_due) {
+    auto changes = store_.take_filter_delta();
+    const std::uint64_t base = sequence_++;
+    last_publish_ = now;
+    if (changes && base != 0) {
+      delta = std::make_shared<const std::string>(
+          protocol::encode_delta(info(), base, *changes, config_.cluster.secret));
+    }
+    // Otherwise (first round, or the change log overflowed) every peer gets a full one.
+  }
+  std::shared_ptr<const std::string> full;
+  for (std::size_t i = 0; i < table_.size(); ++i) {
+    bool send_full = false;
+    bool want_pull = false;
+    {
+      std::lock_guard lock(table_.mutex());
+      const PeerLink& link = table_.at(i).link;
+      if (now < link.retry_at) continue;
+      send_full = link.needs_full || (delta_due && !delta);
+      want_pull = !link.summary.has_state() ||
+                  now - link.summary_at > config_.cluster.summary_expiry_ms;
+    }
+    if (busy_[i]) {
+      // This delta cannot follow the one still in flight: the next is full.
+      if (delta) {
+        std::lock_guard lock(table_.mutex());
+        table_.at(i).link.needs_full = true;
+      }
+      continue;
+    }
+    if (send_full && sequence_ != 0) {
+      if (!full) {
+        full = std::make_shared<const std::string>(
+            protocol::encode_full(info(), store_.filter_snapshot(), config_.cluster.secret));
+      }
+      push(i, full, true);
+    } else if (delta) {
+      push(i, delta, false);
+    } else if (want_pull) {
+      busy_[i] = 1;
+      asio::co_spawn(executor_, pull_from(i), asio::detached);
+    }
+  }
+}
+
+void SummaryExchange::push(std::size_t i, std::shared_ptr<const std::string> message, bool full) {
+  busy_[i] = 1;
+  asio::co_spawn(executor_, push_to(i, std::move(message), full), asio::detached);
+}
+
+awaitable<void> SummaryExchange::push_to(std::size_t i, std::shared_ptr<const std::string> message,
+                                         bool full) {
+  Peer& peer = table_.at(i);
+  PeerHttpRequest req{http::verb::post, peer.config.host, peer.config.peer_port, kSummaryPath,
+                      *message, {}, config_.node.id};
+  auto [ec, reply] = co_await peer_http_exchange(executor_, std::move(req),
+                                                 config_.cluster.peer_timeout_ms);
+  busy_[i] = 0;
+  const auto now = std::chrono::steady_clock::now();
+  if (ec) {
+    table_.record_failure(i, "push: " + ec.message(), now);
+    co_return;
+  }
+  peer.counters.messages_sent.fetch_add(1, std::memory_order_relaxed);
+  peer.counters.bytes_sent.fetch_add(message->size(), std::memory_order_relaxed);
+  table_.record_rtt(i, reply.rtt);
+  if (reply.status == 204 || reply.status == 200) {
+    table_.record_success(i);
+    log_.debug("summary " + std::string(full ? "full" : "delta") + " of " +
+               std::to_string(message->size()) + " bytes delivered to " + peer.config.id);
+    if (full) {
+      std::lock_guard lock(table_.mutex());
+      table_.at(i).link.needs_full = false;
+    }
+  } else if (reply.status == 409) {
+    std::lock_guard lock(table_.mutex());
+    table_.at(i).link.needs_full = true;  // the peer lost track: the next round is full
+  } else {
+    table_.record_failure(i,
+                          "push refused with " + std::to_string(reply.status) + ": " + reply.body,
+                          now);
+    log_.warn("peer " + peer.config.id + " refused our summary: " + std::to_string(reply.status) +
+              " " + reply.body);
+  }
+}
+
+awaitable<void> SummaryExchange::pull_from(std::size_t i) {
+  Peer& peer = table_.at(i);
+  PeerHttpRequest req{http::verb::get, peer.config.host, peer.config.peer_port, kSummaryPath,
+                      {}, {}, config_.node.id};
+  auto [ec, reply] = co_await peer_http_exchange(executor_, std::move(req),
+                                                 config_.cluster.peer_timeout_ms);
+  busy_[i] = 0;
+  if (ec) {
+    table_.record_failure(i, "pull: " + ec.message(), std::chrono::steady_clock::now());
+    co_return;
+  }
+  table_.record_rtt(i, reply.rtt);
+  if (reply.status != 200) co_return;  // 503: nothing published yet; it will push
+  peer.counters.messages_received.fetch_add(1, std::memory_order_relaxed);
+  peer.counters.bytes_received.fetch_add(reply.body.size(), std::memory_order_relaxed);
+  auto message = protocol::decode(reply.body, [this](std::string_view id) { return secret_for(id); });
+  if (!message || message->info.node_id != peer.config.id ||
+      message->kind != protocol::MessageKind::full) {
+    peer.counters.messages_rejected.fetch_add(1, std::memory_order_relaxed);
+    const std::string why = message ? "not a full summary of that peer" : message.error().message();
+    table_.record_failure(i, "pulled summary rejected: " + why, std::chrono::steady_clock::now());
+    log_.warn("peer " + peer.config.id + ": pulled summary rejected: " + why);
+    co_return;
+  }
+  apply(i, *message);
+}
+
+}  // namespace sumcache::daemon

@@ -1,0 +1,61 @@
+#pragma once
+// Summary mode's exchange (docs/peers.md): pushes this node's summary to each
+// peer (a full one to a peer that is new, restarted, failed or reported a
+// gap; deltas otherwise), receives peers' pushes on the peer listener into the
+// peer table and the directory, serves pulls, and pulls a peer's full summary
+// when it has none or it expired. Everything runs on one io thread.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "config/config.h"
+#include "daemon/log/logger.h"
+#include "daemon/peer/peer_table.h"
+#include "daemon/peer/summary_listener.h"
+#include "daemon/store/store.h"
+#include "filters/summary_directory.h"
+#include "protocol/summary_message.h"
+
+namespace sumcache::daemon {
+
+class SummaryExchange {
+ public:
+  SummaryExchange(asio::any_io_executor executor, const config::Config& config, Store& store,
+                  Logger& log, PeerTable& table, filters::SummaryDirectory& directory);
+  bool listen(std::string& failed);
+  tcp::endpoint endpoint() const { return listener_.local_endpoint(); }
+  void start();
+  void stop();
+
+ private:
+  SummaryResponse handle(const SummaryRequest& request);
+  SummaryResponse receive(const SummaryRequest& request);
+  SummaryResponse serve_full(const SummaryRequest& request) const;
+  // Applies a decoded message from peer i; returns the HTTP status for the sender.
+  SummaryResponse apply(std::size_t i, const protocol::SummaryMessage& message);
+  awaitable<void> publish_loop();
+  void publish_round(bool delta_due, SteadyTime now);
+  void push(std::size_t i, std::shared_ptr<const std::string> message, bool full);
+  awaitable<void> push_to(std::size_t i, std::shared_ptr<const std::string> message, bool full);
+  awaitable<void> pull_from(std::size_t i);
+  protocol::SummaryInfo info() const;
+  std::string etag() const;
+  std::optional<std::string> secret_for(std::string_view node_id) const;
+
+  asio::any_io_executor executor_;
+  const config::Config& config_;
+  Store& store_;
+  Logger& log_;
+  PeerTable& table_;
+  filters::SummaryDirectory& directory_;
+  SummaryListener listener_;
+  asio::steady_timer timer_;
+  std::uint64_t epoch_;
+  std::uint64_t sequence_ = 0;
+  SteadyTime last_publish_{};
+  std::vector<char> busy_;  // per peer: a push or pull in flight
+  bool stopped_ = false;
+};
+
+}  // namespace sumcache::daemon

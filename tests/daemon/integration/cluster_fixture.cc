@@ -1,0 +1,130 @@
+#include "tests/daemon/integration/cluster_fixture.h"
+
+#include <fstream>
+#include <thread>
+
+#include "tests/support/ports.h"
+
+namespace sumcache::testing {
+
+namespace {
+
+std::string node_config(const ClusterNode& self, const std::vector<ClusterNode>& all,
+                        const ClusterOptions& o, const std::filesystem::path& dir) {
+  std::string peers;
+  for (const auto& p : all) {
+    if (p.id == self.id) continue;
+    if (!peers.empty()) peers += ",";
+    peers += R"({"id": ")" + p.id + R"(", "host": "127.0.0.1", "http_port": )" +
+             std::to_string(p.http_port) + R"(, "peer_port": )" + std::to_string(p.peer_port) +
+             R"(, "icp_port": )" + std::to_string(p.icp_port) + "}";
+  }
+  return R"({
+    "node": {"id": ")" + self.id + R"("},
+    "mode": "forward",
+    "workers": 2,
+    "listen": [{"address": "127.0.0.1", "port": )" + std::to_string(self.http_port) + R"(}],
+    "admin": {"enabled": false},
+    "cache": {"disk": {"enabled": )" + (o.disk ? "true" : "false") + R"(, "path": ")" +
+         (dir / "cache").string() + R"(", "max_bytes": "64MiB"},
+              "memory": {"max_bytes": "64MiB"}, "max_object_bytes": "8MiB"},
+    "log": {"access_log": ")" + (dir / "access.log").string() + R"(", "level": "debug"},
+    "cluster": {"sharing": ")" + o.sharing + R"(", "secret": ")" + self.secret + R"(",
+                "peer_listen": {"address": "127.0.0.1", "port": )" +
+         std::to_string(self.peer_port) + R"(},
+                "icp_port": )" + std::to_string(self.icp_port) + R"(,
+                )" + o.extra_cluster_json + R"(
+                "update_threshold_percent": )" + std::to_string(o.threshold_percent) + R"(,
+                "update_max_interval_ms": )" + std::to_string(o.update_interval_ms) + R"(,
+                "summary_expiry_ms": 5000, "peer_timeout_ms": 1000},
+    "peers": [)" + peers + R"(]
+  })";
+}
+
+}  // namespace
+
+std::size_t count_matches(const std::string& text, const std::string& needle) {
+  std::size_t n = 0;
+  for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
+
+std::string ClusterTest::origin_url(const std::string& path) const {
+  return "http://127.0.0.1:" + std::to_string(origin_.port()) + path;
+}
+
+bool ClusterTest::start_cluster(const ClusterOptions& options) {
+  options_ = options;
+  nodes_.resize(options.nodes);
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    nodes_[i].id = "node-" + std::string(1, static_cast<char>('a' + i));
+    nodes_[i].http_port = free_port();
+    nodes_[i].peer_port = free_port();
+    nodes_[i].icp_port = free_port();
+    nodes_[i].secret = options.secret;
+  }
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    const auto dir = work_.path() / nodes_[i].id;
+    std::filesystem::create_directories(dir);
+    nodes_[i].config = dir / "sumcache.json";
+    std::ofstream(nodes_[i].config) << node_config(nodes_[i], nodes_, options, dir);
+  }
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    if (!start_node(i)) return false;
+  }
+  return true;
+}
+
+bool ClusterTest::start_node(std::size_t i) {
+  auto& node = nodes_[i];
+  // A changed secret must reach the file: rewrite it each start.
+  std::ofstream(node.config) << node_config(node, nodes_, options_, node.config.parent_path());
+  node.process = std::make_unique<DaemonProcess>();
+  if (node.process->start(SUMCACHED_PATH, {"--config", node.config.string()})) {
+    ADD_FAILURE() << "cannot start " << SUMCACHED_PATH;
+    return false;
+  }
+  if (!node.process->wait_for_line("proxy listening on 127\\.0\\.0\\.1:",
+                                   std::chrono::seconds(30), Output::err)) {
+    ADD_FAILURE() << node.id << " did not start:\n" << log_of(i);
+    return false;
+  }
+  return true;
+}
+
+void ClusterTest::kill_node(std::size_t i) { nodes_[i].process->kill_hard(); }
+
+ClientResponse ClusterTest::fetch(std::size_t node, const std::string& path, HeaderList headers,
+                                  const std::string& method) {
+  HttpClient client({.host = "127.0.0.1", .port = nodes_[node].http_port,
+                     .timeout = std::chrono::seconds(10), .reuse_connection = false});
+  auto response = client.send({.method = method, .target = origin_url(path),
+                               .headers = std::move(headers), .body = {}});
+  EXPECT_TRUE(response.ok()) << method << " " << path << " at " << nodes_[node].id << ": "
+                             << response.error().message();
+  return response.ok() ? std::move(response).value() : ClientResponse{};
+}
+
+std::string ClusterTest::log_of(std::size_t node) const {
+  return nodes_[node].process ? nodes_[node].process->output(Output::err) : "";
+}
+
+std::string ClusterTest::access_log_of(std::size_t node) const {
+  std::ifstream in(nodes_[node].config.parent_path() / "access.log");
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+bool ClusterTest::wait_for_deliveries(std::size_t from, std::size_t to, std::size_t n) {
+  const std::string line = "delivered to " + nodes_[to].id;
+  const std::size_t start = count_matches(log_of(from), line);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (count_matches(log_of(from), line) >= start + n) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ADD_FAILURE() << nodes_[from].id << " delivered no summaries to " << nodes_[to].id << ":\n"
+                << log_of(from);
+  return false;
+}
+
+}  // namespace sumcache::testing

@@ -1,0 +1,66 @@
+#pragma once
+// Several real sumcached processes that name each other as peers, and one
+// real origin, on loopback. Ports are picked free before the configs are
+// written (peers must know each other's ports up front).
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tests/support/daemon_process.h"
+#include "tests/support/http_client.h"
+#include "tests/support/temp_dir.h"
+#include "tests/support/test_origin.h"
+
+namespace sumcache::testing {
+
+struct ClusterOptions {
+  std::size_t nodes = 3;
+  std::string sharing = "summary";
+  std::string secret = "cluster-test-secret-0123456789";
+  int update_interval_ms = 100;
+  double threshold_percent = 1.0;
+  bool disk = false;
+  std::string extra_cluster_json{};  // more "cluster" fields, each followed by a comma
+};
+
+struct ClusterNode {
+  std::string id;
+  std::uint16_t http_port = 0;
+  std::uint16_t peer_port = 0;
+  std::uint16_t icp_port = 0;
+  std::string secret;
+  std::filesystem::path config;
+  std::unique_ptr<DaemonProcess> process;
+};
+
+class ClusterTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_FALSE(origin_.start()) << "test origin did not start"; }
+
+  // Writes every node's config (each names all the others) and starts them all.
+  bool start_cluster(const ClusterOptions& options);
+  // Starts node i again on its config (and its cache directory).
+  bool start_node(std::size_t i);
+  void kill_node(std::size_t i);
+
+  ClientResponse fetch(std::size_t node, const std::string& path, HeaderList headers = {},
+                       const std::string& method = "GET");
+  std::string origin_url(const std::string& path) const;
+  std::string log_of(std::size_t node) const;
+  std::string access_log_of(std::size_t node) const;
+  // Waits until node `from` has delivered `n` more summaries to node `to` than
+  // it had at the call: with n = 2, one was taken after the call.
+  bool wait_for_deliveries(std::size_t from, std::size_t to, std::size_t n = 2);
+
+  TestOrigin origin_;
+  TempDir work_;
+  ClusterOptions options_;
+  std::vector<ClusterNode> nodes_;
+};
+
+std::size_t count_matches(const std::string& text, const std::string& needle);
+
+}  // namespace sumcache::testing

@@ -1,0 +1,123 @@
+// Three (or four) real sumcached nodes in summary mode and a real origin: a
+// miss goes only to a peer whose summary claims the URL, and the cluster
+// behaves as one cache (Summary Cache, Fan et al. 2000).
+
+#include <thread>
+
+#include "tests/daemon/integration/cluster_fixture.h"
+
+namespace sumcache::testing {
+namespace {
+
+std::string x_cache(const ClientResponse& r) { return r.header("X-Cache").value_or("(none)"); }
+
+class Cluster : public ClusterTest {};
+
+TEST_F(Cluster, AUrlCachedAtOneNodeIsServedToAnotherFromThatPeer) {
+  ASSERT_TRUE(start_cluster({}));
+  const auto first = fetch(0, "/obj/shared?max_age=600&size=20000");
+  ASSERT_EQ(first.status, 200U);
+  EXPECT_EQ(x_cache(first), "MISS");
+  ASSERT_TRUE(wait_for_deliveries(0, 1));
+  ASSERT_TRUE(wait_for_deliveries(0, 2));
+
+  const auto at_b = fetch(1, "/obj/shared?max_age=600&size=20000");
+  ASSERT_EQ(at_b.status, 200U);
+  EXPECT_EQ(x_cache(at_b), "PEER-HIT");
+  EXPECT_EQ(at_b.body, first.body);
+  EXPECT_EQ(origin_.log().count("/obj/shared"), 1U);
+  // node-b stored it (store_peer_hits): its next request is a local hit.
+  EXPECT_EQ(x_cache(fetch(1, "/obj/shared?max_age=600&size=20000")), "HIT");
+  // The peer request reached node-a marked, and node-a answered from its cache.
+  EXPECT_NE(access_log_of(0).find("/obj/shared"), std::string::npos);
+  EXPECT_EQ(origin_.log().count("/obj/shared"), 1U);
+}
+
+TEST_F(Cluster, AMissNoSummaryClaimsGoesStraightToTheOrigin) {
+  ASSERT_TRUE(start_cluster({}));
+  ASSERT_TRUE(wait_for_deliveries(0, 1));
+  const auto r = fetch(1, "/obj/nobody-has-it?max_age=600");
+  EXPECT_EQ(x_cache(r), "MISS");
+  EXPECT_EQ(origin_.log().count("/obj/nobody-has-it"), 1U);
+  // No peer was asked: neither other node logged the URL.
+  EXPECT_EQ(access_log_of(0).find("/obj/nobody-has-it"), std::string::npos);
+  EXPECT_EQ(access_log_of(2).find("/obj/nobody-has-it"), std::string::npos);
+}
+
+TEST_F(Cluster, AnInvalidatedUrlStopsBeingRoutedOnceTheNextUpdateLands) {
+  ASSERT_TRUE(start_cluster({}));
+  fetch(0, "/obj/gone?max_age=600");
+  ASSERT_TRUE(wait_for_deliveries(0, 1));
+  // An unsafe request through node-a invalidates its copy (RFC 9111 §4.4).
+  EXPECT_EQ(fetch(0, "/obj/gone?max_age=600", {}, "POST").status, 200U);
+  ASSERT_TRUE(wait_for_deliveries(0, 1));
+  const std::size_t peer_lines = count_matches(access_log_of(0), "/obj/gone");
+  const auto r = fetch(1, "/obj/gone?max_age=600");
+  EXPECT_EQ(x_cache(r), "MISS");
+  EXPECT_EQ(count_matches(access_log_of(0), "/obj/gone"), peer_lines) << "node-a was asked";
+}
+
+TEST_F(Cluster, AFalseHitFallsBackToTheOrigin) {
+  // node-a keeps the object past its freshness: its summary still claims the
+  // URL, but it cannot serve it under only-if-cached (RFC 9111 §5.2.1.7): a
+  // false hit, as the paper counts them (absent or stale at the peer).
+  ASSERT_TRUE(start_cluster({.nodes = 2}));
+  fetch(0, "/obj/stale?max_age=1");
+  ASSERT_TRUE(wait_for_deliveries(0, 1));
+  std::this_thread::sleep_for(std::chrono::milliseconds(2100));
+  const auto r = fetch(1, "/obj/stale?max_age=1");
+  ASSERT_EQ(r.status, 200U);
+  EXPECT_EQ(x_cache(r), "MISS");
+  EXPECT_NE(access_log_of(0).find("/504 "), std::string::npos) << access_log_of(0);
+  EXPECT_EQ(origin_.log().count("/obj/stale"), 2U);
+}
+
+TEST_F(Cluster, KillingAPeerMidRunLosesNoClientRequest) {
+  ASSERT_TRUE(start_cluster({}));
+  for (int i = 0; i < 10; ++i) fetch(0, "/obj/k" + std::to_string(i) + "?max_age=600");
+  ASSERT_TRUE(wait_for_deliveries(0, 1));
+  kill_node(0);
+  // Every request is answered, from the origin now, within the client's timeout.
+  for (int i = 0; i < 10; ++i) {
+    const auto r = fetch(1, "/obj/k" + std::to_string(i) + "?max_age=600");
+    EXPECT_EQ(r.status, 200U) << i;
+  }
+}
+
+TEST_F(Cluster, ARestartedPeerResynchronises) {
+  ASSERT_TRUE(start_cluster({.disk = true}));
+  fetch(0, "/obj/kept?max_age=600&size=3000");
+  ASSERT_TRUE(wait_for_deliveries(0, 1));
+  kill_node(0);
+  ASSERT_TRUE(start_node(0));  // its disk tier still holds /obj/kept; a new epoch
+  ASSERT_TRUE(wait_for_deliveries(0, 1));
+  const auto r = fetch(1, "/obj/kept?max_age=600&size=3000");
+  EXPECT_EQ(x_cache(r), "PEER-HIT");
+  EXPECT_EQ(origin_.log().count("/obj/kept"), 1U);
+}
+
+TEST_F(Cluster, ANodeWithTheWrongSecretIsRefused) {
+  ASSERT_TRUE(start_cluster({}));
+  kill_node(2);
+  nodes_[2].secret = "not-the-cluster-secret-at-all";
+  ASSERT_TRUE(start_node(2));
+  fetch(2, "/obj/untrusted?max_age=600");
+  // node-b refuses node-c's summaries and says why.
+  ASSERT_TRUE(nodes_[1].process->wait_for_line("node-c.*rejected: .*", std::chrono::seconds(10),
+                                               Output::err))
+      << log_of(1);
+  const auto r = fetch(1, "/obj/untrusted?max_age=600");
+  EXPECT_EQ(x_cache(r), "MISS");
+  EXPECT_EQ(count_matches(access_log_of(2), "/obj/untrusted"), 1U);
+}
+
+TEST_F(Cluster, IcpModeFetchesFromThePeerThatAnsweredHit) {
+  ASSERT_TRUE(start_cluster({.sharing = "icp"}));
+  fetch(0, "/obj/icp?max_age=600&size=1000");
+  const auto r = fetch(1, "/obj/icp?max_age=600&size=1000");
+  EXPECT_EQ(x_cache(r), "PEER-HIT");
+  EXPECT_EQ(origin_.log().count("/obj/icp"), 1U);
+}
+
+}  // namespace
+}  // namespace sumcache::testing
