@@ -1,0 +1,53 @@
+"""Measurements the admin counters do not give: a full summary's size on the
+wire, and the bytes of one peer request that ends in a false hit."""
+import socket
+
+from cluster import http_get
+
+SUMMARY_PATH = "/sumcache/v1/summary"
+
+
+def full_summary_bytes(peer_port):
+    """Bytes of the node's current full summary message, as a peer would pull it."""
+    status, _, body = http_get(peer_port, SUMMARY_PATH)
+    return len(body) if status == 200 else None
+
+
+def _read_response(sock, limit=1 << 20):
+    data = b""
+    while b"\r\n\r\n" not in data and len(data) < limit:
+        chunk = sock.recv(65536)
+        if not chunk:
+            return data
+        data += chunk
+    head, _, rest = data.partition(b"\r\n\r\n")
+    length = 0
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            length = int(value.strip())
+    while len(rest) < length and len(data) < limit:
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        rest += chunk
+        data += chunk
+    return data
+
+
+def false_hit_exchange_bytes(proxy_port, origin_port, asking_node):
+    """(request bytes, response bytes, status line) of one only-if-cached peer request
+    for a URL no cache holds: what a false hit costs. The request carries the fields
+    daemon/cache/peer_fetch.cc adds (absolute URI, only-if-cached, X-Sumcache-Peer, Via)."""
+    host = f"127.0.0.1:{origin_port}"
+    request = (f"GET http://{host}/obj/false-hit-probe HTTP/1.1\r\n"
+               f"Host: {host}\r\n"
+               "Cache-Control: only-if-cached\r\n"
+               f"X-Sumcache-Peer: {asking_node}\r\n"
+               f"Via: 1.1 {asking_node} (sumcached)\r\n"
+               "\r\n").encode()
+    with socket.create_connection(("127.0.0.1", proxy_port), timeout=5) as sock:
+        sock.sendall(request)
+        response = _read_response(sock)
+    status_line = response.split(b"\r\n", 1)[0].decode(errors="replace")
+    return len(request), len(response), status_line

@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""The Summary Cache experiment (Fan, Cao, Almeida, Broder, IEEE/ACM ToN 2000)
+on a real cluster: 4 sumcached nodes on loopback, one origin, the same
+Zipf-like request streams replayed with cluster.sharing none, icp and summary
+(update thresholds 1% and 10%). Prints a markdown table and writes it, with
+every raw counter, as <out>.md and <out>.json.
+
+  ninja -C build/release sumcached
+  python3 bench/cluster/run.py --out /tmp/cluster
+
+Standard library only. Every loop is bounded in count and time; only the
+processes started here are stopped, by PID.
+"""
+import argparse
+import json
+import multiprocessing
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import client  # noqa: E402
+import probes  # noqa: E402
+import report  # noqa: E402
+from cluster import Cluster, ClusterParams, get_json, node_id  # noqa: E402
+from origin import Origin  # noqa: E402
+from workload import Workload, describe, node_stream  # noqa: E402
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# What a stored object costs the memory budget beyond its body (key, meta, head),
+# for sizing the cache; checked against /stats after each run.
+OBJECT_OVERHEAD_BYTES = 400
+MODES = {"none": ("none", 1.0), "icp": ("icp", 1.0),
+         "summary-1": ("summary", 1.0), "summary-10": ("summary", 10.0)}
+
+
+def parse_args():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--binary", default=os.path.join(REPO, "build/release/daemon/sumcached"))
+    p.add_argument("--modes", default="none,icp,summary-1,summary-10",
+                   help="comma-separated, of: " + ", ".join(MODES))
+    p.add_argument("--requests", type=int, default=Workload.requests_per_node,
+                   help="requests per node")
+    p.add_argument("--universe", type=int, default=Workload.universe)
+    p.add_argument("--alpha", type=float, default=Workload.alpha)
+    p.add_argument("--shared-fraction", type=float, default=Workload.shared_fraction)
+    p.add_argument("--seed", type=int, default=Workload.seed)
+    p.add_argument("--cache-fraction", type=float, default=1 / 3,
+                   help="each node's memory budget as a share of its working set")
+    p.add_argument("--update-max-interval-ms", type=int, default=2000)
+    p.add_argument("--workers", type=int, default=1, help="worker threads per node")
+    p.add_argument("--deadline", type=float, default=300.0, help="seconds per mode's replay")
+    p.add_argument("--out", default="/tmp/sumcache-cluster/results",
+                   help="writes OUT.md and OUT.json; node configs and logs go beside them")
+    return p.parse_args()
+
+
+def cache_sizes(workload, figures, fraction):
+    """(memory budget, expected filter entries) so that each node holds `fraction`
+    of its working set and the filter is sized for what fits."""
+    per_node = figures["per_node"]
+    working = sum(n["distinct_body_bytes"] + OBJECT_OVERHEAD_BYTES * n["distinct_urls"]
+                  for n in per_node) / len(per_node)
+    memory = max(int(working * fraction), 2 << 20)
+    per_object = figures["mean_body_bytes"] + OBJECT_OVERHEAD_BYTES
+    return memory, int(memory / per_object)
+
+
+def replay_all(workload, cl, origin_port, deadline):
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Pool(workload.nodes) as pool:
+        jobs = [pool.apply_async(client.replay, (workload, i, p.http, origin_port, deadline))
+                for i, p in enumerate(cl.ports)]
+        return [j.get(timeout=deadline + 60) for j in jobs]
+
+
+def wire_rows(mode, cl, nodes):
+    rows = []
+    for p, node in zip(cl.ports, nodes):
+        size = probes.full_summary_bytes(p.peer)
+        f = node.get("filter", {})
+        entries = f.get("entries", 0)
+        if size is None or not entries:
+            continue
+        rows.append({"mode": mode, "node": node["id"], "entries": entries, "m": f.get("m", 0),
+                     "estimated_fpr": f.get("estimated_fpr", 0.0), "full_summary_bytes": size,
+                     "bits_per_url": 8 * size / entries})
+    return rows
+
+
+def run_mode(mode, args, workload, memory, entries, out_dir):
+    sharing, threshold = MODES[mode]
+    params = ClusterParams(sharing=sharing, threshold_percent=threshold, memory_bytes=memory,
+                           expected_entries=entries,
+                           update_max_interval_ms=args.update_max_interval_ms,
+                           workers=args.workers)
+    origin = Origin(workload)
+    origin.start()
+    cl = Cluster(args.binary, os.path.join(out_dir, mode), workload.nodes, params)
+    raw = {"mode": mode, "params": params.__dict__}
+    try:
+        cl.start()
+        raw["peers_ready_seconds"] = cl.wait_peers_ready() if sharing != "none" else 0.0
+        start = time.monotonic()
+        raw["clients"] = replay_all(workload, cl, origin.port, args.deadline)
+        raw["seconds"] = time.monotonic() - start
+        time.sleep(0.5)  # pushes and replies in flight land in the counters
+        raw["nodes"] = cl.collect()
+        raw["origin"] = get_json(origin.port, "/_count")
+        if sharing != "none":
+            req, res, status = probes.false_hit_exchange_bytes(cl.ports[0].http, origin.port,
+                                                               node_id(1))
+            raw["false_hit_probe"] = {"request_bytes": req, "response_bytes": res,
+                                      "status_line": status}
+        raw["wire"] = wire_rows(mode, cl, raw["nodes"]) if sharing == "summary" else []
+    finally:
+        raw["exit_codes"] = cl.stop()
+        origin.stop()
+    return raw
+
+
+def main():
+    args = parse_args()
+    modes = args.modes.split(",")
+    unknown = [m for m in modes if m not in MODES]
+    if unknown:
+        sys.exit(f"unknown modes {unknown}; known: {', '.join(MODES)}")
+    if not os.access(args.binary, os.X_OK):
+        sys.exit(f"{args.binary} is not built: ninja -C build/release sumcached")
+    workload = Workload(seed=args.seed, universe=args.universe, alpha=args.alpha,
+                        requests_per_node=args.requests, shared_fraction=args.shared_fraction)
+    figures = describe(workload, [node_stream(workload, i) for i in range(workload.nodes)])
+    memory, entries = cache_sizes(workload, figures, args.cache_fraction)
+    out_dir = os.path.dirname(os.path.abspath(args.out))
+    os.makedirs(out_dir, exist_ok=True)
+    print(f"workload: {workload.as_dict()}\nper node: memory {memory} bytes, "
+          f"filter sized for {entries} entries", flush=True)
+    raws = []
+    for mode in modes:
+        print(f"mode {mode} ...", flush=True)
+        raws.append(run_mode(mode, args, workload, memory, entries, out_dir))
+    table = [report.mode_figures(r) for r in raws]
+    wire = [row for r in raws for row in r["wire"]]
+    text = report.markdown(table) + ("\n\n" + report.wire_markdown(wire) if wire else "")
+    print(text)
+    with open(args.out + ".md", "w") as f:
+        f.write(text + "\n")
+    with open(args.out + ".json", "w") as f:
+        json.dump({"workload": workload.as_dict(), "working_set": figures,
+                   "memory_bytes": memory, "expected_entries": entries, "nproc": os.cpu_count(),
+                   "figures": table, "wire": wire, "raw": raws}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
