@@ -26,7 +26,7 @@ class ClusterParams:
     threshold_percent: float = 1.0  # cluster.update_threshold_percent
     memory_bytes: int = 16 << 20
     expected_entries: int = 0       # filter.expected_entries; 0: the daemon derives it
-    bits_per_entry: int = 16
+    bits_per_entry: float = 16
     hashes: int = 4
     update_max_interval_ms: int = 2000
     summary_expiry_ms: int = 30000
