@@ -32,6 +32,9 @@ class FilterCategory final : public std::error_category {
       case FilterErrc::size_mismatch: return "batch output and input differ in length";
       case FilterErrc::change_log_overflow:
         return "changes since the last mark are not logged: push the full bit view";
+      case FilterErrc::invalid_slot: return "directory slot out of range";
+      case FilterErrc::no_summary: return "directory slot holds no summary";
+      case FilterErrc::position_out_of_range: return "bit position beyond the summary's size";
     }
     return "unknown filters error";
   }

@@ -26,6 +26,9 @@ enum class FilterErrc {
   unsupported_kernel,    // the requested SIMD kernel needs a CPU feature this machine lacks
   size_mismatch,         // a batch's output span is not as long as its input
   change_log_overflow,   // more changes since the last mark than the log holds: push in full
+  invalid_slot,          // a summary directory slot at or above SummaryDirectory::kMaxPeers
+  no_summary,            // a delta for a directory slot that holds no summary
+  position_out_of_range, // a bit position at or above the summary's m
 };
 
 const std::error_category& filter_category() noexcept;

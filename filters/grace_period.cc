@@ -13,7 +13,7 @@ std::size_t thread_shard(std::size_t shards) {
 
 }  // namespace
 
-// All operations are seq_cst; the proof needs a single total order. If the
+// All operations are seq_cst: the argument needs one total order. If the
 // reader's second load of epoch_ still sees e, its increment precedes the
 // writer's flip, so the writer's later load of that counter sees it. If it
 // sees a newer epoch, the reader backs out before reading anything.

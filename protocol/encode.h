@@ -1,0 +1,34 @@
+#pragma once
+// Encoding summary messages (layout: docs/protocol.md). Every message is
+// signed with HMAC-SHA256 under `secret`, the cluster secret from the config.
+//
+// Both return an empty string (never a valid message: the smallest is 117
+// bytes) when the input breaks a precondition; check_* say which.
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <system_error>
+
+#include "filters/bit_change.h"
+#include "filters/bloom_filter.h"
+#include "protocol/summary_message.h"
+
+namespace sumcache::protocol {
+
+// Full: raw or Rice-coded set positions, whichever is smaller. `bits` must
+// have info.params and info.hasher.
+std::string encode_full(const SummaryInfo& info, const filters::BloomFilter& bits,
+                        std::string_view secret);
+// Requires positions strictly ascending and below m, and base_sequence < info.sequence.
+std::string encode_delta(const SummaryInfo& info, std::uint64_t base_sequence,
+                         std::span<const filters::BitChange> changes, std::string_view secret);
+
+// invalid_summary unless the node id is valid (node_id.h) and m, k are valid.
+std::error_code check_summary(const SummaryInfo& info);
+// check_summary, then invalid_summary unless the changes and sequences meet encode_delta's terms.
+std::error_code check_delta(const SummaryInfo& info, std::uint64_t base_sequence,
+                            std::span<const filters::BitChange> changes);
+
+}  // namespace sumcache::protocol

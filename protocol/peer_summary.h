@@ -1,0 +1,40 @@
+#pragma once
+// A peer's summary as the receiving node holds it, advanced by the full and
+// delta messages that peer sends (rules: docs/protocol.md, "Receiver state").
+
+#include <cstdint>
+#include <optional>
+#include <system_error>
+
+#include "filters/bloom_filter.h"
+#include "protocol/summary_message.h"
+
+namespace sumcache::protocol {
+
+class PeerSummary {
+ public:
+  // full: replaces everything (any epoch), except that an older full of the
+  // epoch held is ignored. delta: needs a state with the same epoch, node,
+  // params and hasher; base_sequence <= sequence() < info.sequence applies it
+  // (a delta lists every bit changed since its base, so an earlier base is
+  // exact too); info.sequence <= sequence() is an old replay: ignored, returns
+  // {} and changes nothing; base_sequence > sequence(): sequence_gap (the
+  // sender must send a full one). On any error nothing changes.
+  std::error_code apply(const SummaryMessage& message);
+
+  bool has_state() const { return bits_.has_value(); }
+  std::uint64_t epoch() const { return info_.epoch; }
+  std::uint64_t sequence() const { return info_.sequence; }
+  std::uint64_t entries() const { return info_.entries; }
+  const SummaryInfo& info() const { return info_; }
+  const filters::BloomFilter& bits() const { return *bits_; }  // requires has_state()
+
+ private:
+  std::error_code apply_full(const SummaryMessage& message);
+  std::error_code apply_delta(const SummaryMessage& message);
+
+  SummaryInfo info_;
+  std::optional<filters::BloomFilter> bits_;
+};
+
+}  // namespace sumcache::protocol
