@@ -2,6 +2,8 @@
 
 #include <random>
 
+#include "protocol/decode.h"
+#include "protocol/encode.h"
 #include "protocol/protocol_error.h"
 
 namespace sumcache::daemon {
