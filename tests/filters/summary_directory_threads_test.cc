@@ -20,13 +20,13 @@ constexpr BloomParams kA{4800, 4};
 constexpr BloomParams kB{6000, 4};
 constexpr std::uint64_t kCoreKeys = 100;
 constexpr int kWriterRounds = 300;
-constexpr int kMinReads = 2000;      // per reader, even once the writer is done
+constexpr int kMinReads = 2000;       // per reader, even once the writer is done
 constexpr int kMaxReads = 5'000'000;  // per reader: bounds the test if the writer stalls
-constexpr unsigned kMoving = 0;      // set() each round, alternating params
-constexpr unsigned kPatched = 1;     // apply() each round
-constexpr unsigned kFixed = 2;       // set once
-constexpr unsigned kToggled = 3;     // set or cleared each round
-constexpr unsigned kExact = 4;       // alternately holds the probe key and nothing
+constexpr unsigned kMoving = 0;       // set() each round, alternating params
+constexpr unsigned kPatched = 1;      // apply() each round
+constexpr unsigned kFixed = 2;        // set once
+constexpr unsigned kToggled = 3;      // set or cleared each round
+constexpr unsigned kExact = 4;        // alternately holds the probe key and nothing
 constexpr std::uint64_t kAlwaysClaimed = (1U << kMoving) | (1U << kPatched) | (1U << kFixed);
 const std::string kProbeKey = "http://probe.example/";
 
@@ -113,6 +113,7 @@ TEST(SummaryDirectoryThreads, ReadersNeverMissAKeyThatEveryVersionHolds) {
   const Hash128 probe = Hasher{}(kProbeKey);
 
   std::vector<std::thread> readers;
+  readers.reserve(3);
   for (int r = 0; r < 3; ++r) readers.emplace_back([&] { read_until_done(s, core, probe); });
   std::thread writer([&] { write_rounds(s); });
   writer.join();
