@@ -112,8 +112,9 @@ void run(const char* name, std::uint64_t n, filters::BloomParams params, double 
       name, static_cast<unsigned long long>(n), static_cast<double>(params.m) / keys, params.k,
       8.0 * static_cast<double>(full.size()) / keys, estimate.wire_bits_per_entry,
       static_cast<double>(params.m) * binary_entropy(fill) / keys, std::log2(1 / target_fpr),
-      100 * target_fpr, 100 * fpr, delta_bytes[0] / 1024.0,
-      8.0 * static_cast<double>(delta_bytes[0]) / (keys / 100), delta_bytes[1] / 1024.0,
+      100 * target_fpr, 100 * fpr, static_cast<double>(delta_bytes[0]) / 1024.0,
+      8.0 * static_cast<double>(delta_bytes[0]) / (keys / 100),
+      static_cast<double>(delta_bytes[1]) / 1024.0,
       8.0 * static_cast<double>(delta_bytes[1]) / (keys / 10), encode_ms, decode_ms,
       static_cast<double>(params.m) / 2 / keys, static_cast<double>(params.m) / 8 / keys,
       decoded_ok ? "" : " DECODE MISMATCH");
