@@ -22,6 +22,14 @@ std::uint64_t new_epoch() {
          (rd() & 0xFFFFF);
 }
 
+// No summary larger than the directory can hold is worth allocating.
+protocol::DecodeLimits limits() {
+  protocol::DecodeLimits l;
+  l.max_m = filters::kMaxDirectoryBits;
+  l.max_message_bytes = kMaxSummaryBytes;
+  return l;
+}
+
 SummaryResponse answer(unsigned status, std::string body) {
   return {status, {}, "text/plain", std::move(body)};
 }
@@ -112,8 +120,8 @@ SummaryResponse SummaryExchange::serve_full(const SummaryRequest& request) const
 }
 
 SummaryResponse SummaryExchange::receive(const SummaryRequest& request) {
-  auto message = protocol::decode(
-      request.body, [this](std::string_view id) { return secret_for(id); });
+  auto message = protocol::decode(request.body, [this](std::string_view id) { return secret_for(id); },
+                                 limits());
   if (!message) {
     const auto i = table_.find(request.from);
     if (i) table_.at(*i).counters.messages_rejected.fetch_add(1, std::memory_order_relaxed);
@@ -292,7 +300,8 @@ awaitable<void> SummaryExchange::pull_from(std::size_t i) {
   if (reply.status != 200) co_return;  // 503: nothing published yet; it will push
   peer.counters.messages_received.fetch_add(1, std::memory_order_relaxed);
   peer.counters.bytes_received.fetch_add(reply.body.size(), std::memory_order_relaxed);
-  auto message = protocol::decode(reply.body, [this](std::string_view id) { return secret_for(id); });
+  auto message = protocol::decode(reply.body, [this](std::string_view id) { return secret_for(id); },
+                                 limits());
   if (!message || message->info.node_id != peer.config.id ||
       message->kind != protocol::MessageKind::full) {
     peer.counters.messages_rejected.fetch_add(1, std::memory_order_relaxed);

@@ -217,9 +217,6 @@ TEST(Store, OpenRefusesInconsistentOptions) {
   EXPECT_FALSE(Store::open(options).ok());
 }
 
-}  // namespace
-}  // namespace sumcache::daemon
-
 TEST(Store, FilterDeltaStatesEachChangedBitsValueAndCountsKeys) {
   auto store = open_store(memory_options());
   filters::BloomFilter peer = store->filter_snapshot_and_mark();
@@ -238,3 +235,6 @@ TEST(Store, FilterDeltaStatesEachChangedBitsValueAndCountsKeys) {
   for (const auto& change : *delta) peer.set_bit(change.position, change.value);
   EXPECT_EQ(peer, store->filter_snapshot());
 }
+
+}  // namespace
+}  // namespace sumcache::daemon
