@@ -23,6 +23,7 @@ struct ClusterOptions {
   int update_interval_ms = 100;
   double threshold_percent = 1.0;
   bool disk = false;
+  bool tls = false;  // summaries over TLS, with a test PKI made for the run
   std::string extra_cluster_json{};  // more "cluster" fields, each followed by a comma
 };
 
@@ -58,6 +59,7 @@ class ClusterTest : public ::testing::Test {
   TestOrigin origin_;
   TempDir work_;
   ClusterOptions options_;
+  std::string tls_json_;  // the "tls" member of "cluster", when options_.tls
   std::vector<ClusterNode> nodes_;
 };
 

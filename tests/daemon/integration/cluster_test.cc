@@ -111,6 +111,17 @@ TEST_F(Cluster, ANodeWithTheWrongSecretIsRefused) {
   EXPECT_EQ(count_matches(access_log_of(2), "/obj/untrusted"), 1U);
 }
 
+TEST_F(Cluster, SummariesTravelOverTlsWhenConfigured) {
+  ASSERT_TRUE(start_cluster({.nodes = 2, .tls = true}));
+  fetch(0, "/obj/secure?max_age=600&size=2000");
+  ASSERT_TRUE(wait_for_deliveries(0, 1));
+  EXPECT_EQ(x_cache(fetch(1, "/obj/secure?max_age=600&size=2000")), "PEER-HIT");
+  // The peer listener speaks TLS only: a plain HTTP request gets no answer.
+  HttpClient plain({.host = "127.0.0.1", .port = nodes_[1].peer_port,
+                    .timeout = std::chrono::seconds(3), .reuse_connection = false});
+  EXPECT_FALSE(plain.send({.method = "GET", .target = "/sumcache/v1/summary"}).ok());
+}
+
 TEST_F(Cluster, IcpModeFetchesFromThePeerThatAnsweredHit) {
   ASSERT_TRUE(start_cluster({.sharing = "icp"}));
   fetch(0, "/obj/icp?max_age=600&size=1000");
