@@ -33,7 +33,8 @@ bool is_known(std::uint8_t opcode) {
     case IcpOpcode::decho:
     case IcpOpcode::miss_nofetch:
     case IcpOpcode::denied:
-    case IcpOpcode::hit_obj: return true;
+    case IcpOpcode::hit_obj:
+      return true;
   }
   return false;
 }
@@ -114,15 +115,24 @@ bool is_icp_reply(IcpOpcode opcode) {
 
 const char* to_string(IcpOpcode opcode) {
   switch (opcode) {
-    case IcpOpcode::query: return "ICP_OP_QUERY";
-    case IcpOpcode::hit: return "ICP_OP_HIT";
-    case IcpOpcode::miss: return "ICP_OP_MISS";
-    case IcpOpcode::err: return "ICP_OP_ERR";
-    case IcpOpcode::secho: return "ICP_OP_SECHO";
-    case IcpOpcode::decho: return "ICP_OP_DECHO";
-    case IcpOpcode::miss_nofetch: return "ICP_OP_MISS_NOFETCH";
-    case IcpOpcode::denied: return "ICP_OP_DENIED";
-    case IcpOpcode::hit_obj: return "ICP_OP_HIT_OBJ";
+    case IcpOpcode::query:
+      return "ICP_OP_QUERY";
+    case IcpOpcode::hit:
+      return "ICP_OP_HIT";
+    case IcpOpcode::miss:
+      return "ICP_OP_MISS";
+    case IcpOpcode::err:
+      return "ICP_OP_ERR";
+    case IcpOpcode::secho:
+      return "ICP_OP_SECHO";
+    case IcpOpcode::decho:
+      return "ICP_OP_DECHO";
+    case IcpOpcode::miss_nofetch:
+      return "ICP_OP_MISS_NOFETCH";
+    case IcpOpcode::denied:
+      return "ICP_OP_DENIED";
+    case IcpOpcode::hit_obj:
+      return "ICP_OP_HIT_OBJ";
   }
   return "ICP_OP_INVALID";
 }

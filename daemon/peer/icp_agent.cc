@@ -61,8 +61,7 @@ struct IcpAgent::Core {
   }
 
   static awaitable<IcpQueryResult> run_query(std::shared_ptr<Core> core, std::string url,
-                                             std::chrono::milliseconds timeout,
-                                             std::uint64_t mask);
+                                             std::chrono::milliseconds timeout, std::uint64_t mask);
   std::optional<std::uint64_t> begin(const WaiterPtr& w, std::uint64_t mask,
                                      std::vector<std::uint8_t>& datagram);
   void send_query(const WaiterPtr& w, std::uint64_t to, std::span<const std::uint8_t> datagram);
@@ -114,8 +113,7 @@ struct IcpAgent::Core {
 
 // The socket and its receive buffer: the agent's executor alone touches them.
 struct IcpAgent::Io {
-  Io(std::shared_ptr<Core> c, const asio::any_io_executor& ex)
-      : core(std::move(c)), socket(ex) {}
+  Io(std::shared_ptr<Core> c, const asio::any_io_executor& ex) : core(std::move(c)), socket(ex) {}
   ~Io() { close(); }
   void close();
   static awaitable<void> receive_loop(std::shared_ptr<Io> io);
@@ -278,15 +276,16 @@ void IcpAgent::Core::answer(const IcpMessage& query, const udp::endpoint& from,
                             std::vector<std::uint8_t>& reply_buffer) {
   IcpAtomicCounters& c = counts(peer);
   bump(c.queries_received);
-  const IcpOpcode opcode = !peer ? IcpOpcode::denied
+  const IcpOpcode opcode = !peer               ? IcpOpcode::denied
                            : lookup(query.url) ? IcpOpcode::hit
                                                : IcpOpcode::miss;
   if (!peer) {
-    log_limited(stranger_log, LogLevel::debug, "icp: denied a query from non-peer " + describe(from));
+    log_limited(stranger_log, LogLevel::debug,
+                "icp: denied a query from non-peer " + describe(from));
   }
   const IcpMessage reply{
       .opcode = opcode, .request_number = query.request_number, .url = query.url};
-  (void)protocol::encode_icp(reply, reply_buffer);  // the URL came through decode: it fits
+  if (protocol::encode_icp(reply, reply_buffer)) return;  // cannot fail: the URL was decoded
   if (const auto ec = send(from, reply_buffer)) {
     bump(c.send_errors);
     log_limited(send_log, LogLevel::warn,
@@ -294,8 +293,9 @@ void IcpAgent::Core::answer(const IcpMessage& query, const udp::endpoint& from,
     return;
   }
   bump(c.bytes_sent, reply_buffer.size());
-  bump(opcode == IcpOpcode::hit ? c.hits_sent : opcode == IcpOpcode::miss ? c.misses_sent
-                                                                          : c.denied_sent);
+  bump(opcode == IcpOpcode::hit    ? c.hits_sent
+       : opcode == IcpOpcode::miss ? c.misses_sent
+                                   : c.denied_sent);
 }
 
 void IcpAgent::Core::take_reply(const IcpMessage& reply, const udp::endpoint& from,
@@ -313,12 +313,18 @@ void IcpAgent::Core::take_reply(const IcpMessage& reply, const udp::endpoint& fr
     if (!url_differs) {
       const bool hit = reply.opcode == IcpOpcode::hit;
       switch (record_icp_reply(it->second->state, peer, hit)) {
-        case IcpReplyEffect::unexpected: bump(c.late_replies); return;
-        case IcpReplyEffect::completed: complete(it); break;
-        case IcpReplyEffect::counted: break;
+        case IcpReplyEffect::unexpected:
+          bump(c.late_replies);
+          return;
+        case IcpReplyEffect::completed:
+          complete(it);
+          break;
+        case IcpReplyEffect::counted:
+          break;
       }
-      bump(hit ? c.hits_received
-               : reply.opcode == IcpOpcode::denied ? c.denied_received : c.misses_received);
+      bump(hit                                 ? c.hits_received
+           : reply.opcode == IcpOpcode::denied ? c.denied_received
+                                               : c.misses_received);
       return;
     }
   }
@@ -356,9 +362,9 @@ void IcpAgent::Core::log_limited(LogLimiter& limiter, LogLevel level, const std:
   if (!log.enabled(level)) return;
   const auto held_back = limiter.admit(LogLimiter::Clock::now());
   if (!held_back) return;
-  log.log(level, *held_back == 0 ? line
-                                 : line + " (" + std::to_string(*held_back) +
-                                       " similar lines held back)");
+  log.log(level, *held_back == 0
+                     ? line
+                     : line + " (" + std::to_string(*held_back) + " similar lines held back)");
 }
 
 void IcpAgent::Io::close() {
@@ -386,6 +392,7 @@ std::error_code IcpAgent::start() {
     core.log.error(where + ": more than 64 peers");
     return std::make_error_code(std::errc::argument_out_of_domain);
   }
+  if (io_->socket.is_open()) return error_code(asio::error::already_open);  // start() runs once
   error_code ec;
   io_->socket.open(core.bind.protocol(), ec);
   if (!ec) io_->socket.bind(core.bind, ec);

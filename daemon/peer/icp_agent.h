@@ -36,7 +36,7 @@ class IcpAgent {
   IcpAgent(const IcpAgent&) = delete;
   IcpAgent& operator=(const IcpAgent&) = delete;
 
-  // Binds and starts answering; a failure is logged naming the address. At most
+  // Binds and starts answering, once; a failure is logged naming the address. At most
   // kIcpMaxPeers peers.
   std::error_code start();
   // From any thread: pending queries complete with timed_out, later ones at once.
@@ -51,7 +51,7 @@ class IcpAgent {
                                   std::uint64_t mask = ~0ULL);
 
   std::vector<PeerCounters> counters() const;  // one per peer, in peers' order
-  PeerCounters totals() const;                  // the peers and every other sender
+  PeerCounters totals() const;                 // the peers and every other sender
 
   // The agent's executor must outlive it, as for any Asio object.
 

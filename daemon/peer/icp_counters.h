@@ -33,16 +33,17 @@ struct IcpCountersOf {
 template <class T>
 constexpr auto icp_counter_fields() {
   using C = IcpCountersOf<T>;
-  return std::array{&C::queries_sent,    &C::hits_received, &C::misses_received,
-                    &C::denied_received, &C::late_replies,  &C::unanswered,
-                    &C::queries_received, &C::hits_sent,    &C::misses_sent,
-                    &C::denied_sent,     &C::bytes_sent,    &C::bytes_received,
-                    &C::rejected,        &C::send_errors};
+  return std::array{&C::queries_sent, &C::hits_received, &C::misses_received,  &C::denied_received,
+                    &C::late_replies, &C::unanswered,    &C::queries_received, &C::hits_sent,
+                    &C::misses_sent,  &C::denied_sent,   &C::bytes_sent,       &C::bytes_received,
+                    &C::rejected,     &C::send_errors};
 }
 
 struct IcpPeerCounters : IcpCountersOf<std::uint64_t> {
   std::string id;  // the peer's id; "" for the totals
-  std::uint64_t replies_received() const { return hits_received + misses_received + denied_received; }
+  std::uint64_t replies_received() const {
+    return hits_received + misses_received + denied_received;
+  }
   std::uint64_t replies_sent() const { return hits_sent + misses_sent + denied_sent; }
 };
 

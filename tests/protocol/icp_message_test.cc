@@ -58,9 +58,9 @@ TEST(IcpMessage, EncodesTheSameQueryToTheSameBytes) {
 }
 
 TEST(IcpMessage, AReplyCarriesTheUrlWithoutARequesterAddress) {
-  const Bytes expected = append(
-      {0x02, 0x02, 0x00, 0x1e, 0xff, 0xff, 0xff, 0xfe, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-      append(bytes_of("http://a/"), {0x00}));
+  const Bytes expected =
+      append({0x02, 0x02, 0x00, 0x1e, 0xff, 0xff, 0xff, 0xfe, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+             append(bytes_of("http://a/"), {0x00}));
   auto encoded =
       encode_icp({.opcode = IcpOpcode::hit, .request_number = 0xfffffffe, .url = "http://a/"});
   ASSERT_TRUE(encoded.ok());
@@ -163,8 +163,7 @@ TEST(IcpMessageRejects, HitObjWithItsOwnError) {
   Bytes b = valid_query();
   b[0] = 23;
   EXPECT_EQ(decode_error(b), IcpErrc::hit_obj_unsupported);
-  EXPECT_EQ(encode_icp({.opcode = IcpOpcode::hit_obj, .url = "u"}).error(),
-            IcpErrc::not_encodable);
+  EXPECT_EQ(encode_icp({.opcode = IcpOpcode::hit_obj, .url = "u"}).error(), IcpErrc::not_encodable);
 }
 
 TEST(IcpMessageRejects, AUrlWithoutItsNul) {
@@ -192,9 +191,9 @@ TEST(IcpMessageRejects, AUrlOverTheCap) {
   b.pop_back();  // and without its NUL: still too long, not merely unterminated
   set_length(b, b.size());
   EXPECT_EQ(decode_error(b), IcpErrc::url_too_long);
-  EXPECT_EQ(encode_icp({.opcode = IcpOpcode::miss, .url = std::string(kIcpMaxUrl + 1, 'u')})
-                .error(),
-            IcpErrc::url_too_long);
+  EXPECT_EQ(
+      encode_icp({.opcode = IcpOpcode::miss, .url = std::string(kIcpMaxUrl + 1, 'u')}).error(),
+      IcpErrc::url_too_long);
 }
 
 TEST(IcpMessageRejects, ADatagramOverSixteenKilobytes) {

@@ -24,9 +24,9 @@ constexpr auto kLongTimeout = 30s;
 const asio::ip::address kLoopback = asio::ip::make_address("127.0.0.1");
 
 // A port free a moment ago. Agents must know each other's ports before any binds.
-std::uint16_t free_udp_port() {
+std::uint16_t free_udp_port(const asio::ip::address& on = kLoopback) {
   asio::io_context io;
-  udp::socket s(io, udp::endpoint(kLoopback, 0));
+  udp::socket s(io, udp::endpoint(on, 0));
   return s.local_endpoint().port();
 }
 
@@ -37,7 +37,9 @@ class RawPeer {
  public:
   RawPeer() : socket_(io_, udp::endpoint(kLoopback, 0)) {}
   udp::endpoint endpoint() const { return socket_.local_endpoint(); }
-  void send(const Bytes& datagram, const udp::endpoint& to) { socket_.send_to(asio::buffer(datagram), to); }
+  void send(const Bytes& datagram, const udp::endpoint& to) {
+    socket_.send_to(asio::buffer(datagram), to);
+  }
   void send(const IcpMessage& m, const udp::endpoint& to) { send(encode(m), to); }
   // The next datagram, or nothing within `timeout`.
   std::optional<Bytes> receive(std::chrono::milliseconds timeout = 10s) {
@@ -83,7 +85,11 @@ class IcpAgentTest : public ::testing::Test {
   // An agent answering HIT for the URLs `lookup` accepts, started on the test's loop.
   IcpAgent& agent(std::uint16_t port, std::vector<IcpPeer> peers,
                   std::function<bool(std::string_view)> lookup) {
-    agents_.push_back(std::make_unique<IcpAgent>(io_.get_executor(), at(port), std::move(peers),
+    return agent_at(at(port), std::move(peers), std::move(lookup));
+  }
+  IcpAgent& agent_at(const udp::endpoint& bind, std::vector<IcpPeer> peers,
+                     std::function<bool(std::string_view)> lookup) {
+    agents_.push_back(std::make_unique<IcpAgent>(io_.get_executor(), bind, std::move(peers),
                                                  std::move(lookup), log_));
     const auto ec = agents_.back()->start();
     EXPECT_FALSE(ec) << ec.message();
@@ -178,7 +184,9 @@ TEST_F(IcpAgentTest, RepliesEchoTheRequestNumberAndUrl) {
   EXPECT_EQ(reply.request_number, 0xdeadbeefu);
   EXPECT_EQ(reply.url, "http://cached/");
 
-  peer.send({.opcode = IcpOpcode::query, .request_number = 7, .options = protocol::kIcpFlagHitObj,
+  peer.send({.opcode = IcpOpcode::query,
+             .request_number = 7,
+             .options = protocol::kIcpFlagHitObj,
              .url = "http://other/"},
             at(a));
   reply = peer.receive_message(storage);
@@ -258,12 +266,12 @@ TEST_F(IcpAgentTest, QueriesFromSeveralThreadsAtOnceEachGetTheirOwnAnswer) {
         asio::io_context caller;
         for (int i = 0; i < kInFlight; ++i) {
           const bool hit = (t + r + i) % 2 == 0;
-          const std::string url = "http://t" + std::to_string(t) + "/" + std::to_string(r) +
-                                  "/" + std::to_string(i) + (hit ? "/hit" : "/miss");
+          const std::string url = "http://t" + std::to_string(t) + "/" + std::to_string(r) + "/" +
+                                  std::to_string(i) + (hit ? "/hit" : "/miss");
           asio::co_spawn(caller, querier.query(url, kLongTimeout),
                          [&, hit](std::exception_ptr, IcpQueryResult res) {
-                           const bool ok = hit ? res.hit == 0u
-                                               : !res.hit && res.replies == 2 && !res.timed_out;
+                           const bool ok =
+                               hit ? res.hit == 0u : !res.hit && res.replies == 2 && !res.timed_out;
                            if (!ok) ++wrong;
                          });
         }
@@ -301,8 +309,8 @@ TEST_F(IcpAgentTest, DestroyingTheAgentCompletesItsPendingQueries) {
   RawPeer silent;
   const auto q = free_udp_port();
   agent(q, {{"silent", silent.endpoint()}}, never);
-  auto pending = std::async(std::launch::async,
-                            [&] { return ask(*agents_.back(), "http://x/", std::chrono::hours(1)); });
+  auto pending = std::async(
+      std::launch::async, [&] { return ask(*agents_.back(), "http://x/", std::chrono::hours(1)); });
   ASSERT_TRUE(silent.receive());
   agents_.clear();
   ASSERT_EQ(pending.wait_for(60s), std::future_status::ready);
@@ -368,6 +376,24 @@ TEST_F(IcpAgentTest, AUrlIcpCannotCarryIsNotSent) {
   const auto result = ask(querier, std::string(protocol::kIcpMaxUrl + 1, 'u'));
   EXPECT_EQ(result.queried, 0u);
   EXPECT_EQ(querier.counters()[0].queries_sent, 0u);
+}
+
+TEST_F(IcpAgentTest, PeersTalkOverIpv6) {
+  const auto v6 = asio::ip::make_address("::1");
+  const auto q = free_udp_port(v6), a = free_udp_port(v6);
+  agent_at({v6, a}, {{"q", {v6, q}}}, always);
+  IcpAgent& querier = agent_at({v6, q}, {{"a", {v6, a}}}, never);
+  EXPECT_EQ(ask(querier, "http://x/").hit, 0u);
+}
+
+// A dual-stack socket sees IPv4 peers as ::ffff:127.0.0.1 and must still know them.
+TEST_F(IcpAgentTest, ADualStackAgentKnowsItsIpv4Peers) {
+  const auto any6 = asio::ip::make_address("::");
+  const auto q = free_udp_port(), a = free_udp_port();
+  agent(a, {{"q", at(q)}}, always);
+  IcpAgent& querier = agent_at({any6, q}, {{"a", at(a)}}, never);
+  EXPECT_EQ(ask(querier, "http://x/").hit, 0u);
+  EXPECT_EQ(querier.counters()[0].hits_received, 1u);
 }
 
 TEST_F(IcpAgentTest, StartFailsWhenThePortIsTaken) {
