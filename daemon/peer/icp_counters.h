@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <string>
 
+#include "daemon/store/store_counters.h"  // bump()
+
 namespace sumcache::daemon {
 
 template <class T>
@@ -49,9 +51,6 @@ struct IcpPeerCounters : IcpCountersOf<std::uint64_t> {
 
 using IcpAtomicCounters = IcpCountersOf<std::atomic<std::uint64_t>>;
 
-inline void bump(std::atomic<std::uint64_t>& counter, std::uint64_t by = 1) {
-  counter.fetch_add(by, std::memory_order_relaxed);
-}
 
 // Adds `from` into `into`, field by field.
 inline void add_icp_counters(const IcpAtomicCounters& from, IcpPeerCounters& into) {

@@ -123,6 +123,16 @@ std::string ClusterTest::access_log_of(std::size_t node) const {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
+bool ClusterTest::wait_for_access(std::size_t node, const std::string& needle,
+                                  std::size_t n) const {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (count_matches(access_log_of(node), needle) >= n) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
 bool ClusterTest::wait_for_deliveries(std::size_t from, std::size_t to, std::size_t n) {
   const std::string line = "delivered to " + nodes_[to].id;
   const std::size_t start = count_matches(log_of(from), line);

@@ -52,6 +52,9 @@ class ClusterTest : public ::testing::Test {
   std::string origin_url(const std::string& path) const;
   std::string log_of(std::size_t node) const;
   std::string access_log_of(std::size_t node) const;
+  // Waits until node's access log holds `needle` at least n times (a line is
+  // written after its response): false when 10 s pass first.
+  bool wait_for_access(std::size_t node, const std::string& needle, std::size_t n = 1) const;
   // Waits until node `from` has delivered `n` more summaries to node `to` than
   // it had at the call: with n = 2, one was taken after the call.
   bool wait_for_deliveries(std::size_t from, std::size_t to, std::size_t n = 2);
