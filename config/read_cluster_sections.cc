@@ -85,6 +85,8 @@ void read_cluster(ObjectReader& r, ClusterConfig& out) {
 void read_peers(const Json& value, const std::string& path, std::vector<PeerConfig>& out) {
   out.clear();
   for_each_element(value, path, [&](const Json& element, const std::string& element_path) {
+    // Peers are bits of one 64-bit word in lookups (filters/summary_directory.h).
+    if (out.size() == 64) throw ConfigError(element_path, "at most 64 peers");
     out.push_back(read_peer(element, element_path));
   });
 }

@@ -15,12 +15,13 @@ namespace {
 
 using Tag = std::array<unsigned char, kTagBytes>;
 
+// A null key means "reuse the previous key" to some OpenSSL entry points: an
+// empty secret points at this real (empty) buffer instead.
+constexpr unsigned char kEmptyKey[1] = {0};
+
 std::optional<Tag> compute(std::string_view bytes, std::string_view secret) {
   if (secret.size() > INT_MAX) return std::nullopt;
-  // A null key means "reuse the previous key" to some OpenSSL entry points:
-  // point an empty secret at a real (empty) buffer instead.
-  static const unsigned char kEmpty = 0;
-  const void* key = secret.empty() ? &kEmpty : static_cast<const void*>(secret.data());
+  const void* key = secret.empty() ? kEmptyKey : static_cast<const void*>(secret.data());
   Tag tag{};
   unsigned int length = 0;
   if (HMAC(EVP_sha256(), key, static_cast<int>(secret.size()),

@@ -30,7 +30,7 @@ std::error_code PeerSummary::apply_delta(const SummaryMessage& message) {
     return ProtocolErrc::params_mismatch;
   }
   if (info.sequence <= info_.sequence) return {};
-  if (message.base_sequence > info_.sequence) return ProtocolErrc::sequence_gap;
+  if (message.base_sequence != info_.sequence) return ProtocolErrc::sequence_gap;
   std::uint64_t next = 0;  // checked before any bit changes, so a bad delta changes nothing
   for (const auto& change : message.changes) {
     if (change.position < next || change.position >= info_.params.m) {

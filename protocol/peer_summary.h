@@ -15,11 +15,12 @@ class PeerSummary {
  public:
   // full: replaces everything (any epoch), except that an older full of the
   // epoch held is ignored. delta: needs a state with the same epoch, node,
-  // params and hasher; base_sequence <= sequence() < info.sequence applies it
-  // (a delta lists every bit changed since its base, so an earlier base is
-  // exact too); info.sequence <= sequence() is an old replay: ignored, returns
-  // {} and changes nothing; base_sequence > sequence(): sequence_gap (the
-  // sender must send a full one). On any error nothing changes.
+  // params and hasher; base_sequence == sequence() applies it;
+  // info.sequence <= sequence() is an old replay: ignored, returns {} and
+  // changes nothing; any other base is a sequence_gap (the sender must send a
+  // full one). An earlier base will not do: a bit that changed after it and
+  // changed back is in no delta from it, yet differs in the state held. On
+  // any error nothing changes.
   std::error_code apply(const SummaryMessage& message);
 
   bool has_state() const { return bits_.has_value(); }

@@ -38,7 +38,13 @@ class RiceSizer {
 };
 
 inline void put_rice(BitWriter& out, std::uint64_t gap, unsigned r) {
-  out.put_zeros(gap >> r);
+  const std::uint64_t quotient = gap >> r;
+  if (quotient + 1 + r <= 64) {  // the usual case: the whole code in one write
+    const std::uint64_t low = r == 0 ? 0 : (gap & ((std::uint64_t{1} << r) - 1)) << (quotient + 1);
+    out.put(low | (std::uint64_t{1} << quotient), static_cast<unsigned>(quotient + 1 + r));
+    return;
+  }
+  out.put_zeros(quotient);
   out.put(1, 1);
   out.put(gap, r);
 }

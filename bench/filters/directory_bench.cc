@@ -42,7 +42,8 @@ const std::vector<BloomFilter>& summaries() {
     std::vector<BloomFilter> all;
     for (unsigned p = 0; p < kMostPeers; ++p) {
       all.push_back(checked(BloomFilter::create(params)));
-      for (std::uint64_t i = 0; i < kEntries; ++i) all.back().add(testing::url_key(p * kEntries + i));
+      for (std::uint64_t i = 0; i < kEntries; ++i)
+        all.back().add(testing::url_key(p * kEntries + i));
     }
     return all;
   }();

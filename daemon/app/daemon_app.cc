@@ -75,7 +75,7 @@ int run_daemon(config::Config config, const std::string& config_path) {
   if (config.cluster.sharing != config::Sharing::none && !config.peers.empty()) {
     peers = std::make_unique<PeerService>(config, **store, log);
     cache.set_peers(peers.get());
-    server.on_reload([&peers](const config::Config& c) { peers->apply_live(c.cluster); });
+    server.on_reload([&peers](const config::Config& c) { peers->apply_live(c); });
   }
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   const bool started = (!peers || peers->start()) && server.start();

@@ -33,7 +33,7 @@ awaitable<unsigned> CacheService::serve(WorkerContext& worker, const Settings& s
                                         const Route& route, AccessRecord& record) {
   const auto& req = parser.get();
   CacheRequest r{worker, settings, client, parser, route, record, to_header_list(req.base()),
-                 {}, {}, req.method() == http::verb::head, false, false,
+                 {}, {}, req.method() == http::verb::head, false, false, false,
                  std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now())};
   r.directives = request_directives(r.headers);
   r.conditional = has_field(r.headers, "If-None-Match") || has_field(r.headers, "If-Modified-Since");

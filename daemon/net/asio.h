@@ -13,6 +13,7 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = boost::beast::http;
 using tcp = asio::ip::tcp;
+using udp = asio::ip::udp;
 using error_code = boost::system::error_code;
 
 template <class T = void>

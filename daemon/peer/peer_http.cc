@@ -1,9 +1,49 @@
 #include "daemon/peer/peer_http.h"
 
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+
+#include <boost/beast/ssl.hpp>
+
 namespace sumcache::daemon {
 
+namespace {
+
+template <class Stream>
+awaitable<error_code> exchange_on(Stream& stream, PeerHttpRequest& request, PeerHttpReply& reply) {
+  http::request<http::string_body> req{request.method, request.target, 11};
+  req.set(http::field::host, request.host + ":" + std::to_string(request.port));
+  req.set(http::field::user_agent, "sumcached-peer");
+  if (!request.from.empty()) req.set("X-Sumcache-Node", request.from);
+  if (!request.if_none_match.empty()) req.set(http::field::if_none_match, request.if_none_match);
+  if (request.method == http::verb::post) {
+    req.set(http::field::content_type, kSummaryType);
+    req.body() = std::move(request.body);
+  }
+  req.keep_alive(false);
+  req.prepare_payload();
+  const auto sent_at = std::chrono::steady_clock::now();
+  auto [wec, written] = co_await http::async_write(stream, req, use_nothrow);
+  if (wec) co_return wec;
+  beast::flat_buffer buffer;
+  http::response_parser<http::string_body> parser;
+  parser.body_limit(kMaxSummaryBytes);
+  auto [ec, read] = co_await http::async_read(stream, buffer, parser, use_nothrow);
+  if (ec) co_return ec;
+  reply.rtt = std::chrono::duration_cast<std::chrono::microseconds>(
+      std::chrono::steady_clock::now() - sent_at);
+  auto& res = parser.get();
+  reply.status = res.result_int();
+  reply.etag = std::string(res[http::field::etag]);
+  reply.body = std::move(res.body());
+  co_return error_code{};
+}
+
+}  // namespace
+
 awaitable<std::tuple<error_code, PeerHttpReply>> peer_http_exchange(
-    asio::any_io_executor executor, PeerHttpRequest request, std::chrono::milliseconds timeout) {
+    asio::any_io_executor executor, PeerHttpRequest request, std::chrono::milliseconds timeout,
+    asio::ssl::context* tls) {
   PeerHttpReply reply;
   tcp::resolver resolver(executor);
   beast::tcp_stream stream(executor);
@@ -20,36 +60,27 @@ awaitable<std::tuple<error_code, PeerHttpReply>> peer_http_exchange(
   stream.expires_at(deadline);
   auto [cec, ep] = co_await stream.async_connect(endpoints, use_nothrow);
   if (cec) co_return std::tuple{cec, reply};
-
-  http::request<http::string_body> req{request.method, request.target, 11};
-  req.set(http::field::host, request.host + ":" + std::to_string(request.port));
-  req.set(http::field::user_agent, "sumcached-peer");
-  if (!request.from.empty()) req.set("X-Sumcache-Node", request.from);
-  if (!request.if_none_match.empty()) req.set(http::field::if_none_match, request.if_none_match);
-  if (request.method == http::verb::post) {
-    req.set(http::field::content_type, kSummaryType);
-    req.body() = std::move(request.body);
+  error_code ec;
+  if (tls == nullptr) {
+    ec = co_await exchange_on(stream, request, reply);
+    error_code ignored;
+    stream.socket().shutdown(tcp::socket::shutdown_both, ignored);
+    co_return std::tuple{ec, std::move(reply)};
   }
-  req.keep_alive(false);
-  req.prepare_payload();
-  const auto sent_at = std::chrono::steady_clock::now();
-  auto [wec, written] = co_await http::async_write(stream, req, use_nothrow);
-  if (wec) co_return std::tuple{wec, reply};
-
-  beast::flat_buffer buffer;
-  http::response_parser<http::string_body> parser;
-  parser.body_limit(kMaxSummaryBytes);
-  auto [ec, read] = co_await http::async_read(stream, buffer, parser, use_nothrow);
-  if (ec) co_return std::tuple{ec, reply};
-  reply.rtt = std::chrono::duration_cast<std::chrono::microseconds>(
-      std::chrono::steady_clock::now() - sent_at);
-  auto& res = parser.get();
-  reply.status = res.result_int();
-  reply.etag = std::string(res[http::field::etag]);
-  reply.body = std::move(res.body());
-  error_code ignored;
-  stream.socket().shutdown(tcp::socket::shutdown_both, ignored);
-  co_return std::tuple{error_code{}, std::move(reply)};
+  beast::ssl_stream<beast::tcp_stream> secure(std::move(stream), *tls);
+  error_code ip_ec;
+  asio::ip::make_address(request.host, ip_ec);
+  // SNI carries names only (RFC 6066 §3).
+  if (ip_ec && !SSL_set_tlsext_host_name(secure.native_handle(), request.host.c_str())) {
+    co_return std::tuple{error_code(static_cast<int>(::ERR_get_error()),
+                                    asio::error::get_ssl_category()),
+                         reply};
+  }
+  secure.set_verify_callback(asio::ssl::host_name_verification(request.host));
+  auto [hec] = co_await secure.async_handshake(asio::ssl::stream_base::client, use_nothrow);
+  if (hec) co_return std::tuple{hec, reply};
+  ec = co_await exchange_on(secure, request, reply);
+  co_return std::tuple{ec, std::move(reply)};
 }
 
 }  // namespace sumcache::daemon

@@ -1,10 +1,12 @@
 #pragma once
 // The HTTP exchanges of the summary protocol between peer listeners: one
 // request on a fresh connection, bounded by one deadline for the whole
-// exchange (resolve, connect, write, read). Paths: docs/protocol.md.
+// exchange (resolve, connect, TLS handshake, write, read). Paths: docs/peers.md.
 
 #include <chrono>
 #include <string>
+
+#include <boost/asio/ssl.hpp>
 
 #include "daemon/net/asio.h"
 
@@ -32,8 +34,9 @@ struct PeerHttpReply {
   std::chrono::microseconds rtt{0};  // request written to response read
 };
 
-awaitable<std::tuple<error_code, PeerHttpReply>> peer_http_exchange(asio::any_io_executor executor,
-                                                                    PeerHttpRequest request,
-                                                                    std::chrono::milliseconds timeout);
+// tls: null for plain HTTP; else the peer's certificate is verified for request.host.
+awaitable<std::tuple<error_code, PeerHttpReply>> peer_http_exchange(
+    asio::any_io_executor executor, PeerHttpRequest request, std::chrono::milliseconds timeout,
+    asio::ssl::context* tls = nullptr);
 
 }  // namespace sumcache::daemon

@@ -119,13 +119,15 @@ awaitable<PeerCandidates> PeerService::candidates(std::string_view key,
     out.order[out.count++] = static_cast<std::uint8_t>(std::countr_zero(claims));
     claims &= claims - 1;
   }
-  // Slots are peer indexes. Closest first; an unmeasured peer (0) goes first
-  // so that it gets measured.
+  // Slots are peer indexes. Best first: smoothed RTT divided by weight (an
+  // unmeasured peer, RTT 0, goes first so that it gets measured).
+  const auto cost = [this](std::uint8_t i) {
+    const Peer& p = table_.at(i);
+    return static_cast<double>(p.srtt_us.load(std::memory_order_relaxed)) /
+           std::max<std::uint32_t>(p.weight.load(std::memory_order_relaxed), 1);
+  };
   std::sort(out.order.begin(), out.order.begin() + static_cast<std::ptrdiff_t>(out.count),
-            [this](std::uint8_t a, std::uint8_t b) {
-              return table_.at(a).srtt_us.load(std::memory_order_relaxed) <
-                     table_.at(b).srtt_us.load(std::memory_order_relaxed);
-            });
+            [&cost](std::uint8_t a, std::uint8_t b) { return cost(a) < cost(b); });
   co_return out;
 }
 
@@ -145,7 +147,11 @@ void PeerService::report(std::size_t i, PeerOutcome outcome, std::chrono::micros
   table_.record_rtt(i, rtt);
 }
 
-void PeerService::apply_live(const config::ClusterConfig& cluster) {
+void PeerService::apply_live(const config::Config& config) {
+  for (std::size_t i = 0; i < table_.size() && i < config.peers.size(); ++i) {
+    table_.at(i).weight.store(config.peers[i].weight, std::memory_order_relaxed);
+  }
+  const config::ClusterConfig& cluster = config.cluster;
   // The exchange reads config_ on the io thread alone.
   timeout_.store(cluster.peer_timeout_ms, std::memory_order_relaxed);
   expiry_.store(cluster.summary_expiry_ms, std::memory_order_relaxed);

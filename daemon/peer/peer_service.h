@@ -54,8 +54,8 @@ class PeerService {
   void report(std::size_t i, PeerOutcome outcome, std::chrono::microseconds rtt,
               std::string_view error = {});
   PeerStatusList status() const;
-  // The cluster settings SIGHUP may change (thresholds, interval, expiry, timeout).
-  void apply_live(const config::ClusterConfig& cluster);
+  // What SIGHUP may change: thresholds, interval, expiry, timeout, weights.
+  void apply_live(const config::Config& config);
   const std::string& node_id() const { return node_id_; }
   // Where the peer listener is bound (port 0 in config: the kernel's choice).
   tcp::endpoint peer_endpoint() const;

@@ -10,6 +10,7 @@ PeerTable::PeerTable(const std::vector<config::PeerConfig>& peers) {
     auto p = std::make_unique<Peer>();
     p->config = c;
     p->slot = slot++;
+    p->weight.store(c.weight, std::memory_order_relaxed);
     peers_.push_back(std::move(p));
   }
 }

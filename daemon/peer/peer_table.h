@@ -48,6 +48,7 @@ struct Peer {
   config::PeerConfig config;
   unsigned slot = 0;                  // bit in masks and in the summary directory
   std::atomic<std::uint32_t> srtt_us{0};  // smoothed RTT, RFC 6298's alpha = 1/8
+  std::atomic<std::uint32_t> weight{1};   // peers[].weight, live
   PeerCounters counters;
   PeerLink link;                      // table mutex
 };

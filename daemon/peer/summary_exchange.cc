@@ -2,6 +2,8 @@
 
 #include <random>
 
+#include "protocol/decode.h"
+#include "protocol/encode.h"
 #include "protocol/protocol_error.h"
 
 namespace sumcache::daemon {
@@ -20,6 +22,14 @@ std::uint64_t new_epoch() {
          (rd() & 0xFFFFF);
 }
 
+// No summary larger than the directory can hold is worth allocating.
+protocol::DecodeLimits limits() {
+  protocol::DecodeLimits l;
+  l.max_m = filters::kMaxDirectoryBits;
+  l.max_message_bytes = kMaxSummaryBytes;
+  return l;
+}
+
 SummaryResponse answer(unsigned status, std::string body) {
   return {status, {}, "text/plain", std::move(body)};
 }
@@ -35,13 +45,42 @@ SummaryExchange::SummaryExchange(asio::any_io_executor executor, const config::C
       log_(log),
       table_(table),
       directory_(directory),
+      tls_server_(config.cluster.tls.enabled
+                      ? std::make_unique<asio::ssl::context>(asio::ssl::context::tls_server)
+                      : nullptr),
+      tls_client_(config.cluster.tls.enabled
+                      ? std::make_unique<asio::ssl::context>(asio::ssl::context::tls_client)
+                      : nullptr),
       listener_(executor, [this](const SummaryRequest& r) { return handle(r); },
-                config.cluster.peer_timeout_ms),
+                config.cluster.peer_timeout_ms, tls_server_.get()),
       timer_(executor),
       epoch_(new_epoch()),
       busy_(table.size(), 0) {}
 
+bool SummaryExchange::load_tls(std::string& failed) {
+  const auto& t = config_.cluster.tls;
+  error_code ec;
+  const auto step = [&](const char* field, const std::filesystem::path& file) {
+    if (ec) failed = std::string("cluster.tls.") + field + " " + file.string() + ": " + ec.message();
+    return !ec;
+  };
+  tls_server_->set_options(asio::ssl::context::no_tlsv1 | asio::ssl::context::no_tlsv1_1);
+  tls_server_->use_certificate_chain_file(t.cert_file.string(), ec);
+  if (!step("cert_file", t.cert_file)) return false;
+  tls_server_->use_private_key_file(t.key_file.string(), asio::ssl::context::pem, ec);
+  if (!step("key_file", t.key_file)) return false;
+  if (t.ca_file.empty()) {
+    tls_client_->set_default_verify_paths(ec);
+  } else {
+    tls_client_->load_verify_file(t.ca_file.string(), ec);
+  }
+  if (!step("ca_file", t.ca_file)) return false;
+  tls_client_->set_verify_mode(asio::ssl::verify_peer);
+  return true;
+}
+
 bool SummaryExchange::listen(std::string& failed) {
+  if (tls_server_ && !load_tls(failed)) return false;
   const auto& at = config_.cluster.peer_listen;
   error_code ec;
   const auto address = asio::ip::make_address(at.address, ec);
@@ -110,8 +149,8 @@ SummaryResponse SummaryExchange::serve_full(const SummaryRequest& request) const
 }
 
 SummaryResponse SummaryExchange::receive(const SummaryRequest& request) {
-  auto message = protocol::decode(
-      request.body, [this](std::string_view id) { return secret_for(id); });
+  auto message = protocol::decode(request.body, [this](std::string_view id) { return secret_for(id); },
+                                 limits());
   if (!message) {
     const auto i = table_.find(request.from);
     if (i) table_.at(*i).counters.messages_rejected.fetch_add(1, std::memory_order_relaxed);
@@ -245,7 +284,8 @@ awaitable<void> SummaryExchange::push_to(std::size_t i, std::shared_ptr<const st
   PeerHttpRequest req{http::verb::post, peer.config.host, peer.config.peer_port, kSummaryPath,
                       *message, {}, config_.node.id};
   auto [ec, reply] = co_await peer_http_exchange(executor_, std::move(req),
-                                                 config_.cluster.peer_timeout_ms);
+                                                 config_.cluster.peer_timeout_ms,
+                                                 tls_client_.get());
   busy_[i] = 0;
   const auto now = std::chrono::steady_clock::now();
   if (ec) {
@@ -280,7 +320,8 @@ awaitable<void> SummaryExchange::pull_from(std::size_t i) {
   PeerHttpRequest req{http::verb::get, peer.config.host, peer.config.peer_port, kSummaryPath,
                       {}, {}, config_.node.id};
   auto [ec, reply] = co_await peer_http_exchange(executor_, std::move(req),
-                                                 config_.cluster.peer_timeout_ms);
+                                                 config_.cluster.peer_timeout_ms,
+                                                 tls_client_.get());
   busy_[i] = 0;
   if (ec) {
     table_.record_failure(i, "pull: " + ec.message(), std::chrono::steady_clock::now());
@@ -290,7 +331,8 @@ awaitable<void> SummaryExchange::pull_from(std::size_t i) {
   if (reply.status != 200) co_return;  // 503: nothing published yet; it will push
   peer.counters.messages_received.fetch_add(1, std::memory_order_relaxed);
   peer.counters.bytes_received.fetch_add(reply.body.size(), std::memory_order_relaxed);
-  auto message = protocol::decode(reply.body, [this](std::string_view id) { return secret_for(id); });
+  auto message = protocol::decode(reply.body, [this](std::string_view id) { return secret_for(id); },
+                                 limits());
   if (!message || message->info.node_id != peer.config.id ||
       message->kind != protocol::MessageKind::full) {
     peer.counters.messages_rejected.fetch_add(1, std::memory_order_relaxed);

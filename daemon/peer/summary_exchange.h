@@ -42,6 +42,7 @@ class SummaryExchange {
   protocol::SummaryInfo info() const;
   std::string etag() const;
   std::optional<std::string> secret_for(std::string_view node_id) const;
+  bool load_tls(std::string& failed);
 
   asio::any_io_executor executor_;
   const config::Config& config_;
@@ -49,6 +50,10 @@ class SummaryExchange {
   Logger& log_;
   PeerTable& table_;
   filters::SummaryDirectory& directory_;
+  // cluster.tls: null when disabled. The HMAC tag authenticates senders; TLS
+  // adds confidentiality and the listener's identity.
+  std::unique_ptr<asio::ssl::context> tls_server_;
+  std::unique_ptr<asio::ssl::context> tls_client_;
   SummaryListener listener_;
   asio::steady_timer timer_;
   std::uint64_t epoch_;

@@ -12,8 +12,6 @@ namespace {
 
 using sumcache::testing::url_key;
 
-constexpr std::uint64_t kAll = ~std::uint64_t{0};
-
 BloomFilter make(BloomParams params, Hasher hasher = {}) {
   auto f = BloomFilter::create(params, hasher);
   EXPECT_TRUE(f.ok());
@@ -23,7 +21,7 @@ BloomFilter make(BloomParams params, Hasher hasher = {}) {
 // Peer `slot`'s summary: keys slot*1000 .. slot*1000 + count - 1.
 BloomFilter summary_of(unsigned slot, BloomParams params, std::uint64_t count = 300) {
   BloomFilter f = make(params);
-  for (std::uint64_t i = 0; i < count; ++i) f.add(url_key(slot * 1000 + i));
+  for (std::uint64_t i = 0; i < count; ++i) f.add(url_key(std::uint64_t{slot} * 1000 + i));
   return f;
 }
 
@@ -45,7 +43,7 @@ void expect_agreement(const std::vector<unsigned>& slots, const std::vector<Bloo
     filters.push_back(summary_of(slots[i], params[i % params.size()]));
     ASSERT_FALSE(dir.set(slots[i], filters.back()));
   }
-  const std::uint64_t keys = 64 * 1000;
+  const std::uint64_t keys = 64'000;
   std::uint64_t claimed_any = 0;
   for (std::uint64_t i = 0; i < 2 * keys; i += 7) {
     const Hash128 h = Hasher{}(url_key(i < keys ? i : 5'000'000 + i));

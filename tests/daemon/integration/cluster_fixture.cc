@@ -4,13 +4,15 @@
 #include <thread>
 
 #include "tests/support/ports.h"
+#include "tests/support/test_pki.h"
 
 namespace sumcache::testing {
 
 namespace {
 
 std::string node_config(const ClusterNode& self, const std::vector<ClusterNode>& all,
-                        const ClusterOptions& o, const std::filesystem::path& dir) {
+                        const ClusterOptions& o, const std::filesystem::path& dir,
+                        const std::string& tls_json) {
   std::string peers;
   for (const auto& p : all) {
     if (p.id == self.id) continue;
@@ -33,7 +35,7 @@ std::string node_config(const ClusterNode& self, const std::vector<ClusterNode>&
                 "peer_listen": {"address": "127.0.0.1", "port": )" +
          std::to_string(self.peer_port) + R"(},
                 "icp_port": )" + std::to_string(self.icp_port) + R"(,
-                )" + o.extra_cluster_json + R"(
+                )" + o.extra_cluster_json + tls_json + R"(
                 "update_threshold_percent": )" + std::to_string(o.threshold_percent) + R"(,
                 "update_max_interval_ms": )" + std::to_string(o.update_interval_ms) + R"(,
                 "summary_expiry_ms": 5000, "peer_timeout_ms": 1000},
@@ -55,6 +57,12 @@ std::string ClusterTest::origin_url(const std::string& path) const {
 
 bool ClusterTest::start_cluster(const ClusterOptions& options) {
   options_ = options;
+  if (options.tls) {
+    const TestPki pki = make_test_pki(work_.path());
+    tls_json_ = R"("tls": {"enabled": true, "cert_file": ")" + pki.server_cert.string() +
+                R"(", "key_file": ")" + pki.server_key.string() + R"(", "ca_file": ")" +
+                pki.ca_cert.string() + R"("},)";
+  }
   nodes_.resize(options.nodes);
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
     nodes_[i].id = "node-" + std::string(1, static_cast<char>('a' + i));
@@ -67,7 +75,7 @@ bool ClusterTest::start_cluster(const ClusterOptions& options) {
     const auto dir = work_.path() / nodes_[i].id;
     std::filesystem::create_directories(dir);
     nodes_[i].config = dir / "sumcache.json";
-    std::ofstream(nodes_[i].config) << node_config(nodes_[i], nodes_, options, dir);
+    std::ofstream(nodes_[i].config) << node_config(nodes_[i], nodes_, options, dir, tls_json_);
   }
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
     if (!start_node(i)) return false;
@@ -78,7 +86,8 @@ bool ClusterTest::start_cluster(const ClusterOptions& options) {
 bool ClusterTest::start_node(std::size_t i) {
   auto& node = nodes_[i];
   // A changed secret must reach the file: rewrite it each start.
-  std::ofstream(node.config) << node_config(node, nodes_, options_, node.config.parent_path());
+  std::ofstream(node.config) << node_config(node, nodes_, options_, node.config.parent_path(),
+                                            tls_json_);
   node.process = std::make_unique<DaemonProcess>();
   if (node.process->start(SUMCACHED_PATH, {"--config", node.config.string()})) {
     ADD_FAILURE() << "cannot start " << SUMCACHED_PATH;
@@ -112,6 +121,16 @@ std::string ClusterTest::log_of(std::size_t node) const {
 std::string ClusterTest::access_log_of(std::size_t node) const {
   std::ifstream in(nodes_[node].config.parent_path() / "access.log");
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+bool ClusterTest::wait_for_access(std::size_t node, const std::string& needle,
+                                  std::size_t n) const {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (count_matches(access_log_of(node), needle) >= n) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
 }
 
 bool ClusterTest::wait_for_deliveries(std::size_t from, std::size_t to, std::size_t n) {

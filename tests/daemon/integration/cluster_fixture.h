@@ -23,6 +23,7 @@ struct ClusterOptions {
   int update_interval_ms = 100;
   double threshold_percent = 1.0;
   bool disk = false;
+  bool tls = false;  // summaries over TLS, with a test PKI made for the run
   std::string extra_cluster_json{};  // more "cluster" fields, each followed by a comma
 };
 
@@ -51,6 +52,9 @@ class ClusterTest : public ::testing::Test {
   std::string origin_url(const std::string& path) const;
   std::string log_of(std::size_t node) const;
   std::string access_log_of(std::size_t node) const;
+  // Waits until node's access log holds `needle` at least n times (a line is
+  // written after its response): false when 10 s pass first.
+  bool wait_for_access(std::size_t node, const std::string& needle, std::size_t n = 1) const;
   // Waits until node `from` has delivered `n` more summaries to node `to` than
   // it had at the call: with n = 2, one was taken after the call.
   bool wait_for_deliveries(std::size_t from, std::size_t to, std::size_t n = 2);
@@ -58,6 +62,7 @@ class ClusterTest : public ::testing::Test {
   TestOrigin origin_;
   TempDir work_;
   ClusterOptions options_;
+  std::string tls_json_;  // the "tls" member of "cluster", when options_.tls
   std::vector<ClusterNode> nodes_;
 };
 
