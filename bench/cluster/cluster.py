@@ -158,7 +158,10 @@ class Cluster:
         return None
 
     def _peers_ready(self, admin_port):
-        peers = get_json(admin_port, "/peers")["peers"]
+        try:
+            peers = get_json(admin_port, "/peers")["peers"]
+        except (OSError, RuntimeError, ValueError, KeyError):
+            return False
         need_summary = self.params.sharing == "summary"
         return all(p["state"] == "up" and (p["has_summary"] or not need_summary) for p in peers)
 
