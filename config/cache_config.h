@@ -35,9 +35,18 @@ struct CacheConfig {
 };
 
 // Summary Cache (Fan et al., SIGCOMM 1998): 16 bits per cached document with k = 4.
+// What a target_fpr is met with: the fewest bits in memory (optimal m and k),
+// or the fewest bits on the wire for a transmitted summary (Mitzenmacher,
+// "Compressed Bloom Filters", PODC 2001: a sparser array, k of 1 or 2).
+enum class FilterObjective { memory, wire };
+
 struct FilterConfig {
   double bits_per_entry = 16;
   std::uint32_t hashes = 4;
+  // > 0: m and k from this false positive rate and `objective`, and
+  // bits_per_entry and hashes are ignored.
+  double target_fpr = 0;
+  FilterObjective objective = FilterObjective::memory;
   std::uint64_t expected_entries = 0;  // 0: derived, see filter_expected_entries()
   std::uint64_t avg_object_bytes = 16 * kKiB;
   friend bool operator==(const FilterConfig&, const FilterConfig&) = default;

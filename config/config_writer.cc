@@ -120,6 +120,8 @@ Json write_config(const Config& c, Secrets secrets) {
             {"filter",
              {{"bits_per_entry", f.bits_per_entry},
               {"hashes", f.hashes},
+              {"target_fpr", f.target_fpr},
+              {"objective", enum_name(f.objective)},
               {"expected_entries", f.expected_entries},
               {"avg_object_bytes", f.avg_object_bytes}}},
             {"log",

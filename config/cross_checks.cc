@@ -1,5 +1,6 @@
 #include "config/cross_checks.h"
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -69,7 +70,14 @@ void check_budgets(const Config& config) {
   if (cache.disk.enabled && cache.disk.max_bytes < cache.max_object_bytes) {
     too_small("$.cache.disk.max_bytes", cache.disk.max_bytes);
   }
-  double bits = static_cast<double>(filter_expected_entries(config)) * config.filter.bits_per_entry;
+  const FilterConfig& f = config.filter;
+  // With a target rate, an upper bound: m/n is 1.44 log2(1/p) at the memory
+  // optimum, and below 1/p with k = 1 on the wire.
+  const double per_entry = f.target_fpr <= 0 ? f.bits_per_entry
+                           : f.objective == FilterObjective::wire
+                               ? 1.0 / f.target_fpr
+                               : 1.4427 * std::log2(1.0 / f.target_fpr);
+  double bits = static_cast<double>(filter_expected_entries(config)) * per_entry;
   if (bits > kMaxFilterBits) {
     throw ConfigError("$.filter.expected_entries",
                       "the filter would need more than 2^40 bits (" +

@@ -54,6 +54,8 @@ std::string default_config_json() {
   "filter": {
     "bits_per_entry": 16,
     "hashes": 4,
+    "target_fpr": 0,
+    "objective": "memory",
     "expected_entries": 0,
     "avg_object_bytes": "16KiB"
   },

@@ -45,6 +45,11 @@ struct EnumNames<AccessFormat> {
       {{AccessFormat::squid, "squid"}, {AccessFormat::combined, "combined"}}};
 };
 template <>
+struct EnumNames<FilterObjective> {
+  static constexpr NameTable<FilterObjective, 2> kNames{
+      {{FilterObjective::memory, "memory"}, {FilterObjective::wire, "wire"}}};
+};
+template <>
 struct EnumNames<Sharing> {
   static constexpr NameTable<Sharing, 3> kNames{
       {{Sharing::none, "none"}, {Sharing::summary, "summary"}, {Sharing::icp, "icp"}}};

@@ -52,6 +52,8 @@ void read_cache(ObjectReader& r, CacheConfig& out) {
 void read_filter(ObjectReader& r, FilterConfig& out) {
   r.read("bits_per_entry", out.bits_per_entry, 4.0, 64.0);
   r.read_integer("hashes", out.hashes, 1, 16);
+  r.read("target_fpr", out.target_fpr, 0.0, 0.5);
+  r.read_enum("objective", out.objective);
   r.read_integer("expected_entries", out.expected_entries, 0, std::int64_t{1} << 38);
   r.read_size("avg_object_bytes", out.avg_object_bytes, 64, kGiB);
 }

@@ -8,12 +8,24 @@
 #include "daemon/log/logger.h"
 #include "daemon/peer/peer_service.h"
 #include "daemon/server/server.h"
+#include "protocol/wire_sizing.h"
 
 namespace sumcache::daemon {
 
 namespace {
 
-StoreOptions store_options(const config::Config& config, Logger& log) {
+// filter.target_fpr, when set, decides m and k (config/cache_config.h).
+Result<filters::BloomParams> filter_params(const config::Config& config) {
+  const auto& f = config.filter;
+  const std::uint64_t n = config::filter_expected_entries(config);
+  if (f.target_fpr <= 0) return filters::params_for_load(n, f.bits_per_entry, f.hashes);
+  if (f.objective == config::FilterObjective::memory) return filters::optimal_params(n, f.target_fpr);
+  auto wire = protocol::wire_optimal(n, f.target_fpr);
+  if (!wire) return wire.error();
+  return wire->params;
+}
+
+StoreOptions store_options(const config::Config& config, filters::BloomParams params, Logger& log) {
   StoreOptions o;
   o.memory_max_bytes = config.cache.memory.max_bytes;
   o.disk_enabled = config.cache.disk.enabled;
@@ -25,9 +37,7 @@ StoreOptions store_options(const config::Config& config, Logger& log) {
   // A restart must not bring back a damaged object: check every body at open.
   o.verify_bodies_on_open = true;
   o.shards = config.cache.shards;
-  // The config loader validated these, so the parameters are in range.
-  o.filter_params = *filters::params_for_load(config::filter_expected_entries(config),
-                                              config.filter.bits_per_entry, config.filter.hashes);
+  o.filter_params = params;
   o.log = [&log](std::string_view message) { log.warn(message); };
   return o;
 }
@@ -60,7 +70,16 @@ int run_daemon(config::Config config, const std::string& config_path) {
   banner.append(config_path.empty() ? ", embedded default config" : ", config ");
   banner.append(config_path);
   log.info(banner);
-  auto store = Store::open(store_options(config, log));
+  const auto params = filter_params(config);
+  if (!params) {
+    log.error("filter: no parameters for " + std::to_string(config::filter_expected_entries(config)) +
+              " entries from the filter section: " + params.error().message());
+    return 1;
+  }
+  log.info("filter: m = " + std::to_string(params->m) + " counters, k = " +
+           std::to_string(params->k) + " for " +
+           std::to_string(config::filter_expected_entries(config)) + " entries");
+  auto store = Store::open(store_options(config, *params, log));
   if (!store) {
     log.error("cannot open the cache store at " + config.cache.disk.path.string() + ": " +
               store.error().message());

@@ -78,6 +78,7 @@ bool PeerService::start() {
       for (std::size_t i = 0; i < table_.size(); ++i) table_.at(i).link.state = PeerState::up;
     }
     table_.refresh_eligible(std::chrono::steady_clock::now(), c.summary_expiry_ms, false);
+    asio::co_spawn(io_, icp_health_loop(), asio::detached);
   } else {
     return true;
   }
@@ -131,6 +132,33 @@ awaitable<PeerCandidates> PeerService::candidates(std::string_view key,
   co_return out;
 }
 
+awaitable<void> PeerService::icp_health_loop() {
+  asio::steady_timer timer(io_);
+  icp_seen_ = icp_->counters();
+  for (;;) {
+    timer.expires_after(std::chrono::seconds(1));
+    auto [ec] = co_await timer.async_wait(use_nothrow);
+    if (ec || !icp_) co_return;
+    const auto now_counters = icp_->counters();
+    const auto now = std::chrono::steady_clock::now();
+    for (std::size_t i = 0; i < table_.size() && i < now_counters.size(); ++i) {
+      const auto& was = icp_seen_[i];
+      const auto& is = now_counters[i];
+      if (is.replies_received() > was.replies_received()) {
+        table_.record_success(i);
+      } else if (is.unanswered > was.unanswered) {
+        table_.record_failure(i, "ICP queries unanswered", now);
+      } else {
+        std::lock_guard lock(table_.mutex());
+        PeerLink& link = table_.at(i).link;
+        if (link.state == PeerState::down && now >= link.retry_at) link.state = PeerState::suspect;
+      }
+    }
+    icp_seen_ = now_counters;
+    table_.refresh_eligible(now, expiry_.load(std::memory_order_relaxed), false);
+  }
+}
+
 void PeerService::report(std::size_t i, PeerOutcome outcome, std::chrono::microseconds rtt,
                          std::string_view error) {
   auto& c = table_.at(i).counters;
@@ -159,7 +187,21 @@ void PeerService::apply_live(const config::Config& config) {
 }
 
 PeerStatusList PeerService::status() const {
-  return table_.status(std::chrono::steady_clock::now(), expiry_.load(std::memory_order_relaxed));
+  PeerStatusList list =
+      table_.status(std::chrono::steady_clock::now(), expiry_.load(std::memory_order_relaxed));
+  if (icp_) {
+    // ICP datagrams are this mode's inter-proxy messages (docs/icp.md).
+    const auto counters = icp_->counters();
+    for (std::size_t i = 0; i < list.size() && i < counters.size(); ++i) {
+      const auto& c = counters[i];
+      list[i].messages_sent += c.queries_sent + c.replies_sent();
+      list[i].messages_received += c.queries_received + c.replies_received() + c.late_replies;
+      list[i].bytes_sent += c.bytes_sent;
+      list[i].bytes_received += c.bytes_received;
+      list[i].messages_rejected += c.rejected;
+    }
+  }
+  return list;
 }
 
 }  // namespace sumcache::daemon

@@ -24,6 +24,7 @@
 namespace sumcache::daemon {
 
 class IcpAgent;
+struct IcpPeerCounters;
 class SummaryListener;
 class SummaryExchange;
 
@@ -61,6 +62,11 @@ class PeerService {
   tcp::endpoint peer_endpoint() const;
 
  private:
+  // ICP has no exchange to learn a peer's health from: every second, a peer
+  // that left queries unanswered and answered none fails once (down after
+  // three), one that answered is up, and a down one is retried after backoff.
+  awaitable<void> icp_health_loop();
+
   config::Config config_;
   std::string node_id_;
   Store& store_;
@@ -70,6 +76,8 @@ class PeerService {
   std::atomic<std::chrono::milliseconds> timeout_;
   std::atomic<std::chrono::milliseconds> expiry_;
   filters::SummaryDirectory directory_;
+  // ICP: what each peer had answered at the last health check.
+  std::vector<IcpPeerCounters> icp_seen_;
   asio::io_context io_{1};
   asio::executor_work_guard<asio::io_context::executor_type> guard_;
   std::unique_ptr<SummaryExchange> exchange_;  // summary mode

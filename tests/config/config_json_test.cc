@@ -27,7 +27,8 @@ constexpr const char* kCustom = R"({
             "disk": {"enabled": false, "path": "/d", "max_bytes": "2MiB", "fsync": true},
             "max_object_bytes": "4MiB", "heuristic_fraction": 0.05, "heuristic_max_ms": 0,
             "shards": 3},
-  "filter": {"bits_per_entry": 8.5, "hashes": 6, "expected_entries": 123,
+  "filter": {"bits_per_entry": 8.5, "hashes": 6, "target_fpr": 0.001, "objective": "wire",
+             "expected_entries": 123,
              "avg_object_bytes": 100},
   "log": {"level": "trace", "access_log": "", "access_format": "combined",
           "error_log": "/var/log/e"},
@@ -112,7 +113,7 @@ TEST(ConfigDigest, IsSixteenHexDigitsAndPinned) {
   EXPECT_EQ(digest.find_first_not_of("0123456789abcdef"), std::string::npos);
   // Pinned so that a change to the digest, which peers and dashboards compare, is deliberate:
   // it changes whenever a default or the JSON form changes.
-  EXPECT_EQ(digest, "df4c8d078d75e749");
+  EXPECT_EQ(digest, "548ed936be2a759b");
 }
 
 TEST(ConfigDigest, FollowsTheEffectiveConfig) {

@@ -148,7 +148,7 @@ TEST_F(IcpAgentTest, AllMissesCompleteTheQueryWithoutWaitingForTheTimeout) {
   EXPECT_EQ(result.replies, 2u);
   EXPECT_EQ(querier.totals().misses_received, 2u);
   EXPECT_EQ(peer_a.counters()[0].queries_received, 1u);
-  EXPECT_EQ(peer_a.counters()[0].misses_sent, 1u);
+  EXPECT_TRUE(eventually([&] { return peer_a.counters()[0].misses_sent == 1; }));
   EXPECT_EQ(ask(querier, "http://only-b/").hit, 1u);
 }
 
@@ -195,10 +195,11 @@ TEST_F(IcpAgentTest, RepliesEchoTheRequestNumberAndUrl) {
   EXPECT_EQ(reply.url, "http://other/");
   EXPECT_EQ(reply.options, 0u);  // HIT_OBJ asked for, not given
 
+  // The agent counts a reply once it is sent: after the peer may have read it.
+  EXPECT_TRUE(eventually([&] { return answering.counters()[0].misses_sent == 1; }));
   const auto c = answering.counters()[0];
   EXPECT_EQ(c.queries_received, 2u);
   EXPECT_EQ(c.hits_sent, 1u);
-  EXPECT_EQ(c.misses_sent, 1u);
   EXPECT_EQ(c.bytes_sent, storage.size() + protocol::kIcpHeaderSize + sizeof("http://cached/"));
 }
 
@@ -212,7 +213,7 @@ TEST_F(IcpAgentTest, ASenderThatIsNotAPeerIsDenied) {
   EXPECT_EQ(reply.opcode, IcpOpcode::denied);
   EXPECT_EQ(reply.request_number, 42u);
   EXPECT_EQ(reply.url, "http://x/");
-  EXPECT_EQ(answering.totals().denied_sent, 1u);
+  EXPECT_TRUE(eventually([&] { return answering.totals().denied_sent == 1; }));
   EXPECT_EQ(answering.totals().queries_received, 1u);
   EXPECT_EQ(answering.counters()[0].queries_received, 0u);
 }
@@ -236,6 +237,10 @@ TEST_F(IcpAgentTest, GarbageIsCountedAndDoesNotDisturbConcurrentQueries) {
     RawPeer stranger;
     for (int i = 0; i < kRounds; ++i) {
       for (const auto& g : garbage) stranger.send(g, at(q));
+      // Paced: a socket buffer full of 16 KiB datagrams would drop the peers' replies too,
+      // which is UDP's nature and not what this test is about.
+      const std::uint64_t sent = (i + 1) * garbage.size();
+      eventually([&] { return querier.totals().rejected >= sent; });
     }
   });
   int hits = 0;
@@ -285,7 +290,7 @@ TEST_F(IcpAgentTest, QueriesFromSeveralThreadsAtOnceEachGetTheirOwnAnswer) {
   EXPECT_EQ(querier.counters()[0].queries_sent, kTotal);
   EXPECT_EQ(querier.counters()[1].queries_sent, kTotal);
   EXPECT_EQ(peer_a.counters()[0].queries_received, kTotal);
-  EXPECT_EQ(peer_a.counters()[0].hits_sent, kTotal / 2);
+  EXPECT_TRUE(eventually([&] { return peer_a.counters()[0].hits_sent == kTotal / 2; }));
 }
 
 TEST_F(IcpAgentTest, StopCompletesPendingQueriesAsTimedOut) {
