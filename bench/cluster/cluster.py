@@ -7,7 +7,7 @@ import signal
 import socket
 import subprocess
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 SECRET = "evidence-bench-secret-0123456789"
 
@@ -26,8 +26,7 @@ class ClusterParams:
     threshold_percent: float = 1.0  # cluster.update_threshold_percent
     memory_bytes: int = 16 << 20
     expected_entries: int = 0       # filter.expected_entries; 0: the daemon derives it
-    bits_per_entry: float = 16
-    hashes: int = 4
+    filter_settings: dict = field(default_factory=dict)  # bits_per_entry, hashes, target_fpr...
     update_max_interval_ms: int = 2000
     summary_expiry_ms: int = 30000
     peer_timeout_ms: int = 2000
@@ -73,8 +72,7 @@ def node_config(i, ports, params):
         "limits": {"drain_timeout_ms": 1000},
         "cache": {"memory": {"max_bytes": params.memory_bytes}, "disk": {"enabled": False},
                   "max_object_bytes": 1 << 20},
-        "filter": {"bits_per_entry": params.bits_per_entry, "hashes": params.hashes,
-                   "expected_entries": params.expected_entries},
+        "filter": {**params.filter_settings, "expected_entries": params.expected_entries},
         "log": {"access_log": "", "error_log": f"{node_id(i)}.err.log", "level": "info"},
         "cluster": {
             "sharing": params.sharing,

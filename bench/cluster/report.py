@@ -72,27 +72,43 @@ def mode_figures(raw):
     }
 
 
+def aggregate(runs):
+    """One mode's repetitions: the mean of every figure, the hit ratio's range."""
+    out = dict(runs[0])
+    for key, value in runs[0].items():
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            out[key] = sum(r[key] for r in runs) / len(runs)
+    out["x_cache"] = [r["x_cache"] for r in runs]
+    out["repetitions"] = len(runs)
+    out["hit_ratio_min"] = min(r["hit_ratio"] for r in runs)
+    out["hit_ratio_max"] = max(r["hit_ratio"] for r in runs)
+    return out
+
+
 def _pct(v):
     return f"{100 * v:.2f}%"
 
 
 def markdown(figures):
-    """Modes as columns, figures as rows; the ICP/summary message ratio below."""
+    """Modes as columns (each the mean of its repetitions), figures as rows; the
+    ICP/summary message ratio below."""
     rows = [
-        ("requests", lambda f: str(f["requests"])),
+        ("requests", lambda f: f"{f['requests']:.0f}"),
         ("total hit ratio (local + remote)", lambda f: _pct(f["hit_ratio"])),
+        ("  lowest and highest run",
+         lambda f: f"{_pct(f['hit_ratio_min'])}–{_pct(f['hit_ratio_max'])}"),
         ("  second half of the streams", lambda f: _pct(f["hit_ratio_second_half"])),
-        ("local hits", lambda f: str(f["local_hits"])),
-        ("remote hits (PEER-HIT)", lambda f: str(f["remote_hits"])),
-        ("false hits", lambda f: str(f["false_hits"])),
-        ("origin requests", lambda f: str(f["origin_requests"])),
-        ("ICP datagrams or summary messages", lambda f: str(f["protocol_messages"])),
+        ("local hits", lambda f: f"{f['local_hits']:.0f}"),
+        ("remote hits (PEER-HIT)", lambda f: f"{f['remote_hits']:.0f}"),
+        ("false hits", lambda f: f"{f['false_hits']:.0f}"),
+        ("origin requests", lambda f: f"{f['origin_requests']:.0f}"),
+        ("ICP datagrams or summary messages", lambda f: f"{f['protocol_messages']:.0f}"),
         ("overhead messages / request", lambda f: f"{f['overhead_messages_per_request']:.4f}"),
         ("overhead bytes / request", lambda f: f"{f['overhead_bytes_per_request']:.1f}"),
         ("remote-hit peer requests / request",
          lambda f: f"{f['remote_hit_peer_requests_per_request']:.4f}"),
         ("wrong bodies, transport errors",
-         lambda f: f"{f['wrong_bodies']}, {f['transport_errors']}"),
+         lambda f: f"{f['wrong_bodies']:.0f}, {f['transport_errors']:.0f}"),
         ("replay seconds", lambda f: f"{f['seconds']:.1f}"),
     ]
     out = ["| | " + " | ".join(f["mode"] for f in figures) + " |",
@@ -111,10 +127,16 @@ def markdown(figures):
 
 
 def wire_markdown(rows):
-    out = ["| mode | node | entries | m | m/n | estimated FPR | full summary bytes | bits per URL |",
-           "|---|---|---:|---:|---:|---:|---:|---:|"]
-    for r in rows:
-        out.append(f"| {r['mode']} | {r['node']} | {r['entries']} | {r['m']} | "
-                   f"{r['m'] / max(r['entries'], 1):.1f} | {100 * r['estimated_fpr']:.3f}% | "
-                   f"{r['full_summary_bytes']} | {r['bits_per_url']:.2f} |")
+    """Per mode, over every node and run: a full summary's size per cached URL."""
+    out = ["| mode | summaries | entries (mean) | m/n | k | estimated FPR (mean) "
+           "| full summary bytes (mean) | bits per cached URL: mean (min–max) |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for mode in dict.fromkeys(r["mode"] for r in rows):
+        rs = [r for r in rows if r["mode"] == mode]
+        mean = lambda key: sum(r[key] for r in rs) / len(rs)  # noqa: E731
+        bits = [r["bits_per_url"] for r in rs]
+        out.append(f"| {mode} | {len(rs)} | {mean('entries'):.0f} | "
+                   f"{mean('m') / max(mean('entries'), 1):.1f} | {rs[0]['k']} | "
+                   f"{100 * mean('estimated_fpr'):.3f}% | {mean('full_summary_bytes'):.0f} | "
+                   f"{mean('bits_per_url'):.2f} ({min(bits):.2f}–{max(bits):.2f}) |")
     return "\n".join(out)

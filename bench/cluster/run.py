@@ -31,18 +31,21 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 # What a stored object costs the memory budget beyond its body (key, meta, head),
 # for sizing the cache; checked against /stats after each run.
 OBJECT_OVERHEAD_BYTES = 400
-# name: (cluster.sharing, update_threshold_percent, filter.bits_per_entry, filter.hashes).
-# summary-1-k2: the same false positive rate as 16 bits and k = 4 (0.239%) from a
-# sparser filter with k = 2, which codes smaller on the wire (Mitzenmacher, PODC 2001).
-MODES = {"none": ("none", 1.0, 16, 4), "icp": ("icp", 1.0, 16, 4),
-         "summary-1": ("summary", 1.0, 16, 4), "summary-10": ("summary", 10.0, 16, 4),
-         "summary-1-k2": ("summary", 1.0, 39.9, 2)}
+PAPER_FILTER = {"bits_per_entry": 16, "hashes": 4}
+# The paper's false positive rate, (1 - e^(-1/4))^4, from the filter that costs
+# the fewest bits on the wire (Mitzenmacher, PODC 2001; docs/protocol.md).
+WIRE_FILTER = {"target_fpr": 0.0023940562, "objective": "wire"}
+# name: (cluster.sharing, cluster.update_threshold_percent, filter settings)
+MODES = {"none": ("none", 1.0, PAPER_FILTER), "icp": ("icp", 1.0, PAPER_FILTER),
+         "summary-1": ("summary", 1.0, PAPER_FILTER),
+         "summary-10": ("summary", 10.0, PAPER_FILTER),
+         "summary-1-wire": ("summary", 1.0, WIRE_FILTER)}
 
 
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--binary", default=os.path.join(REPO, "build/release/daemon/sumcached"))
-    p.add_argument("--modes", default="none,icp,summary-1,summary-10",
+    p.add_argument("--modes", default="none,icp,summary-1,summary-10,summary-1-wire",
                    help="comma-separated, of: " + ", ".join(MODES))
     p.add_argument("--requests", type=int, default=Workload.requests_per_node,
                    help="requests per node")
@@ -54,6 +57,8 @@ def parse_args():
                    help="each node's memory budget as a share of its working set")
     p.add_argument("--update-max-interval-ms", type=int, default=2000)
     p.add_argument("--workers", type=int, default=1, help="worker threads per node")
+    p.add_argument("--repeat", type=int, default=1,
+                   help="repetitions of every mode, interleaved; the table shows their mean")
     p.add_argument("--deadline", type=float, default=300.0, help="seconds per mode's replay")
     p.add_argument("--out", default="/tmp/sumcache-cluster/results",
                    help="writes OUT.md and OUT.json; node configs and logs go beside them")
@@ -88,15 +93,16 @@ def wire_rows(mode, cl, nodes):
         if size is None or not entries:
             continue
         rows.append({"mode": mode, "node": node["id"], "entries": entries, "m": f.get("m", 0),
+                     "k": f.get("k", 0),
                      "estimated_fpr": f.get("estimated_fpr", 0.0), "full_summary_bytes": size,
                      "bits_per_url": 8 * size / entries})
     return rows
 
 
 def run_mode(mode, args, workload, memory, entries, out_dir):
-    sharing, threshold, bits_per_entry, hashes = MODES[mode]
+    sharing, threshold, filter_settings = MODES[mode]
     params = ClusterParams(sharing=sharing, threshold_percent=threshold, memory_bytes=memory,
-                           expected_entries=entries, bits_per_entry=bits_per_entry, hashes=hashes,
+                           expected_entries=entries, filter_settings=filter_settings,
                            update_max_interval_ms=args.update_max_interval_ms,
                            workers=args.workers)
     origin = Origin(workload)
@@ -141,10 +147,13 @@ def main():
     print(f"workload: {workload.as_dict()}\nper node: memory {memory} bytes, "
           f"filter sized for {entries} entries", flush=True)
     raws = []
-    for mode in modes:
-        print(f"mode {mode} ...", flush=True)
-        raws.append(run_mode(mode, args, workload, memory, entries, out_dir))
-    table = [report.mode_figures(r) for r in raws]
+    for rep in range(args.repeat):
+        for mode in modes:
+            print(f"run {rep + 1}/{args.repeat}: mode {mode} ...", flush=True)
+            raws.append(run_mode(mode, args, workload, memory, entries,
+                                 os.path.join(out_dir, f"run-{rep + 1}")))
+    per_run = [report.mode_figures(r) for r in raws]
+    table = [report.aggregate([f for f in per_run if f["mode"] == m]) for m in modes]
     wire = [row for r in raws for row in r["wire"]]
     text = report.markdown(table) + ("\n\n" + report.wire_markdown(wire) if wire else "")
     print(text)
@@ -153,7 +162,7 @@ def main():
     with open(args.out + ".json", "w") as f:
         json.dump({"workload": workload.as_dict(), "working_set": figures,
                    "memory_bytes": memory, "expected_entries": entries, "nproc": os.cpu_count(),
-                   "figures": table, "wire": wire, "raw": raws}, f, indent=1)
+                   "figures": table, "figures_per_run": per_run, "wire": wire, "raw": raws}, f, indent=1)
 
 
 if __name__ == "__main__":
