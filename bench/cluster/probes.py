@@ -1,16 +1,29 @@
 """Measurements the admin counters do not give: a full summary's size on the
 wire, and the bytes of one peer request that ends in a false hit."""
 import socket
+import struct
 
 from cluster import http_get
 
 SUMMARY_PATH = "/sumcache/v1/summary"
 
 
-def full_summary_bytes(peer_port):
-    """Bytes of the node's current full summary message, as a peer would pull it."""
+def full_summary(peer_port):
+    """The node's current full summary as a peer would pull it: its size, and from
+    its v1 header (docs/protocol.md, "Layout") m, k, entries and the bits set."""
     status, _, body = http_get(peer_port, SUMMARY_PATH)
-    return len(body) if status == 200 else None
+    if status != 200 or len(body) < 84 or body[:4] != b"SCSM":
+        return None
+    compression, flags = body[11], body[15]
+    (k,) = struct.unpack_from("<I", body, 16)
+    m, entries, count = struct.unpack_from("<QQQ", body, 52)
+    if compression == 0:  # raw: count is m; the set bits are in the payload
+        header = struct.unpack_from("<H", body, 8)[0] + body[13]
+        payload = body[header:header + (m + 7) // 8]
+        set_bits = sum(bin(b).count("1") for b in payload)
+    else:  # rice_gaps lists the ones, or with flag bit 0 the zeros
+        set_bits = m - count if flags & 1 else count
+    return {"bytes": len(body), "m": m, "k": k, "entries": entries, "set_bits": set_bits}
 
 
 def _read_response(sock, limit=1 << 20):

@@ -84,18 +84,17 @@ def replay_all(workload, cl, origin_port, deadline):
         return [j.get(timeout=deadline + 60) for j in jobs]
 
 
-def wire_rows(mode, cl, nodes):
+def wire_rows(mode, cl):
+    """Each node's full summary after the run, read from the message itself."""
     rows = []
-    for p, node in zip(cl.ports, nodes):
-        size = probes.full_summary_bytes(p.peer)
-        f = node.get("filter", {})
-        entries = f.get("entries", 0)
-        if size is None or not entries:
+    for i, p in enumerate(cl.ports):
+        s = probes.full_summary(p.peer)
+        if s is None or not s["entries"]:
             continue
-        rows.append({"mode": mode, "node": node["id"], "entries": entries, "m": f.get("m", 0),
-                     "k": f.get("k", 0),
-                     "estimated_fpr": f.get("estimated_fpr", 0.0), "full_summary_bytes": size,
-                     "bits_per_url": 8 * size / entries})
+        fill = s["set_bits"] / s["m"]
+        rows.append({"mode": mode, "node": node_id(i), "entries": s["entries"], "m": s["m"],
+                     "k": s["k"], "estimated_fpr": fill ** s["k"],
+                     "full_summary_bytes": s["bytes"], "bits_per_url": 8 * s["bytes"] / s["entries"]})
     return rows
 
 
@@ -123,7 +122,7 @@ def run_mode(mode, args, workload, memory, entries, out_dir):
                                                                node_id(1))
             raw["false_hit_probe"] = {"request_bytes": req, "response_bytes": res,
                                       "status_line": status}
-        raw["wire"] = wire_rows(mode, cl, raw["nodes"]) if sharing == "summary" else []
+        raw["wire"] = wire_rows(mode, cl) if sharing == "summary" else []
     finally:
         raw["exit_codes"] = cl.stop()
         origin.stop()
