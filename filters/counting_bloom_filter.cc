@@ -17,6 +17,32 @@ std::size_t initial_log_slots(std::uint64_t m) {
       std::min<std::uint64_t>(CountingBloomFilter::kInitialLogSlots, 2 * m));
 }
 
+// What one add or remove does to a counter at each value c, as flags: the
+// updates then index a table instead of comparing c, so that no branch waits
+// on a counter's cache miss. GCC turns `c == 0 ? 1 : 0` back into a branch,
+// and at Summary Cache's load whether a probe finds zero is close to a coin
+// toss: each misprediction also discarded the next key's work.
+// The flags are bit numbers.
+constexpr unsigned kStep = 0;     // add: c < 15; remove: 0 < c < 15
+constexpr unsigned kFlip = 1;     // add: 0 -> 1; remove: 1 -> 0
+constexpr unsigned kSpecial = 2;  // add: 14 -> 15 (saturates); remove: c = 0 (underflow)
+
+constexpr std::array<std::uint8_t, 16> counter_table(bool add) {
+  std::array<std::uint8_t, 16> t{};
+  for (unsigned c = 0; c < 16; ++c) {
+    const bool step = add ? c < 15 : (c > 0 && c < 15);
+    const bool flip = add ? c == 0 : c == 1;
+    const bool special = add ? c == 14 : c == 0;
+    t[c] = static_cast<std::uint8_t>((step ? 1U << kStep : 0) | (flip ? 1U << kFlip : 0) |
+                                     (special ? 1U << kSpecial : 0));
+  }
+  return t;
+}
+constexpr std::array<std::uint8_t, 16> kAddTable = counter_table(true);
+constexpr std::array<std::uint8_t, 16> kRemoveTable = counter_table(false);
+
+unsigned flag(std::uint8_t t, unsigned f) { return (t >> f) & 1U; }
+
 }  // namespace
 
 CountingBloomFilter::CountingBloomFilter(BloomParams params, Hasher hasher)
@@ -39,94 +65,94 @@ Result<CountingBloomFilter> CountingBloomFilter::for_capacity(std::uint64_t n, d
   return create(*params, hasher);
 }
 
-// The counter updates do not branch on counter values: at Summary Cache's
-// load whether a probe finds zero is close to a coin toss, and mispredicting
-// it cost more than the update. Saturated counters add 0; below 15 there is
-// no carry into the neighbouring nibble.
-void CountingBloomFilter::add(const Hash128& h) {
-  std::array<std::uint64_t, kMaxHashes> positions;  // on the stack: add never allocates
-  std::array<std::uint64_t, kMaxHashes> left_zero;
-  std::size_t flips = 0;
-  std::uint64_t saturated = 0;
-  std::uint8_t* const counters = counters_.data();
-  // All k cache lines are requested before any is updated, so that their
-  // misses overlap instead of queueing behind each read-modify-write.
+// All k cache lines are requested before any is updated, so that their misses
+// overlap instead of queueing behind each read-modify-write.
+void CountingBloomFilter::locate(const Hash128& h, std::uint64_t* positions) const {
+  const std::uint8_t* const counters = counters_.data();
   ProbeSequence probes(h, params_.m);
   for (std::uint32_t i = 0; i < params_.k; ++i) {
     positions[i] = probes.next();
     __builtin_prefetch(counters + (positions[i] >> 1), 1);
   }
-  for (std::uint32_t i = 0; i < params_.k; ++i) {
+}
+
+// Saturated counters add 0; below 15 there is no carry into the neighbouring nibble.
+void CountingBloomFilter::add(const Hash128& h) {
+  std::array<std::uint64_t, kMaxHashes> positions;  // on the stack: add never allocates
+  std::array<std::uint64_t, kMaxHashes> left_zero;
+  locate(h, positions.data());
+  const std::uint32_t k = params_.k;  // a local: the byte stores below may alias any member
+  std::uint8_t* const counters = counters_.data();
+  std::size_t flips = 0;
+  std::uint64_t saturated = 0;
+  for (std::uint32_t i = 0; i < k; ++i) {
     const std::uint64_t p = positions[i];
     const unsigned shift = nibble_shift(p);
-    const unsigned c = (counters[p >> 1] >> shift) & 0x0F;
-    counters[p >> 1] =
-        static_cast<std::uint8_t>(counters[p >> 1] + ((c != kMaxCount ? 1U : 0U) << shift));
+    const unsigned byte = counters[p >> 1];
+    const std::uint8_t t = kAddTable[(byte >> shift) & 0x0F];
+    counters[p >> 1] = static_cast<std::uint8_t>(byte + (flag(t, kStep) << shift));
     left_zero[flips] = p;
-    flips += c == 0 ? 1 : 0;
-    saturated += c == kMaxCount - 1 ? 1 : 0;
+    flips += flag(t, kFlip);
+    saturated += flag(t, kSpecial);
   }
   nonzero_ += flips;
   saturated_ += saturated;
   if (logging_) log_transitions({left_zero.data(), flips});
 }
 
+// One pass: each probe takes its unit as it goes, so a repeated probe sees
+// what the earlier ones left, and a counter at c < 15 absorbs at most c of one
+// key's decrements. A probe that finds 0 refuses the remove, and the units
+// already taken are given back: the filter ends byte for byte as it was. The
+// refusal is rare (the store removes only keys it added), the pass is not.
 std::error_code CountingBloomFilter::remove(const Hash128& h) {
   // k <= kMaxHashes (validate()), so the positions fit on the stack: the
   // eviction path allocates nothing.
   std::array<std::uint64_t, kMaxHashes> positions;
-  const std::span<std::uint64_t> probed(positions.data(), params_.k);
-  // Check every counter before touching any, so that a refusal leaves no
-  // trace. Two probes may share a counter, which must then hold a unit for
-  // each; that is rare, so the usual case is decided without branching on the
-  // data: a counter at zero refuses, and distinct probes accept.
-  bool any_zero = false;
-  bool repeated = false;
-  ProbeSequence probes(h, params_.m);
-  for (std::size_t i = 0; i < probed.size(); ++i) {
-    probed[i] = probes.next();
-    any_zero |= counter(probed[i]) == 0;
-    for (std::size_t j = 0; j < i; ++j) repeated |= probed[j] == probed[i];
-  }
-  if (any_zero || (repeated && !can_absorb_repeats(probed))) {
-    ++refused_removes_;
-    return FilterErrc::remove_underflow;
-  }
   std::array<std::uint64_t, kMaxHashes> became_zero;
-  std::size_t flips = 0;
+  locate(h, positions.data());
+  const std::uint32_t k = params_.k;
   std::uint8_t* const counters = counters_.data();
-  for (std::uint64_t p : probed) {
+  std::uint32_t taken = 0;  // bit i: probe i decremented its counter
+  unsigned underflow = 0;
+  std::size_t flips = 0;
+  for (std::uint32_t i = 0; i < k; ++i) {
+    const std::uint64_t p = positions[i];
     const unsigned shift = nibble_shift(p);
-    const unsigned c = (counters[p >> 1] >> shift) & 0x0F;
+    const unsigned byte = counters[p >> 1];
     // A saturated counter has lost count of its keys; decrementing it could
     // reach zero while keys remain, a false negative (Summary Cache).
-    counters[p >> 1] =
-        static_cast<std::uint8_t>(counters[p >> 1] - ((c != kMaxCount ? 1U : 0U) << shift));
+    const std::uint8_t t = kRemoveTable[(byte >> shift) & 0x0F];
+    counters[p >> 1] = static_cast<std::uint8_t>(byte - (flag(t, kStep) << shift));
+    taken |= flag(t, kStep) << i;
     became_zero[flips] = p;
-    flips += c == 1 ? 1 : 0;
+    flips += flag(t, kFlip);
+    underflow |= flag(t, kSpecial);
+  }
+  if (underflow != 0) {
+    give_back({positions.data(), k}, taken);
+    ++refused_removes_;
+    return FilterErrc::remove_underflow;
   }
   nonzero_ -= flips;
   if (logging_) log_transitions({became_zero.data(), flips});
   return {};
 }
 
+// Each counter ends where it started: it only gets back units that this
+// remove took from it, so no nibble passes 15 on the way.
+void CountingBloomFilter::give_back(std::span<const std::uint64_t> positions, std::uint32_t taken) {
+  for (std::size_t i = 0; i < positions.size(); ++i) {
+    if ((taken >> i & 1) == 0) continue;
+    counters_[positions[i] >> 1] = static_cast<std::uint8_t>(counters_[positions[i] >> 1] +
+                                                             (1U << nibble_shift(positions[i])));
+  }
+}
+
 bool CountingBloomFilter::contains(const Hash128& h) const {
   ProbeSequence probes(h, params_.m);
   for (std::uint32_t i = 0; i < params_.k; ++i) {
     if (counter(probes.next()) == 0) return false;
-  }
-  return true;
-}
-
-// A counter at c < 15 takes at most c of one key's decrements; probe i needs
-// a unit more than the earlier probes to the same counter took.
-bool CountingBloomFilter::can_absorb_repeats(std::span<const std::uint64_t> positions) const {
-  for (std::size_t i = 0; i < positions.size(); ++i) {
-    const unsigned c = counter(positions[i]);
-    if (c == kMaxCount) continue;
-    unsigned needed = 1;
-    for (std::size_t j = 0; j < i; ++j) needed += positions[j] == positions[i] ? 1 : 0;
-    if (c < needed) return false;
   }
   return true;
 }

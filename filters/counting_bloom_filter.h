@@ -77,7 +77,10 @@ class CountingBloomFilter {
 
  private:
   CountingBloomFilter(BloomParams params, Hasher hasher);
-  bool can_absorb_repeats(std::span<const std::uint64_t> positions) const;
+  // Writes the k probe positions of h and prefetches their counters.
+  void locate(const Hash128& h, std::uint64_t* positions) const;
+  // Undoes a refused remove: adds a unit back where bit i of taken is set.
+  void give_back(std::span<const std::uint64_t> positions, std::uint32_t taken);
   // Logs counters that left or reached zero, in probe order.
   void log_transitions(std::span<const std::uint64_t> flipped);
 
