@@ -49,9 +49,9 @@ CountingBloomFilter::CountingBloomFilter(BloomParams params, Hasher hasher)
     : params_(params),
       hasher_(hasher),
       counters_(static_cast<std::size_t>((params.m + 1) / 2), 0),
-      changes_(initial_log_slots(params.m)),
-      log_cap_(static_cast<std::size_t>(
-          std::max<std::uint64_t>(kInitialLogSlots / 2, params.m / kCountersPerLoggedChange))) {}
+      changes_(initial_log_slots(params.m),
+               static_cast<std::size_t>(std::max<std::uint64_t>(
+                   kInitialLogSlots / 2, params.m / kCountersPerLoggedChange))) {}
 
 Result<CountingBloomFilter> CountingBloomFilter::create(BloomParams params, Hasher hasher) {
   if (auto ec = validate(params)) return ec;
@@ -79,8 +79,8 @@ void CountingBloomFilter::locate(const Hash128& h, std::uint64_t* positions) con
 // Saturated counters add 0; below 15 there is no carry into the neighbouring nibble.
 void CountingBloomFilter::add(const Hash128& h) {
   std::array<std::uint64_t, kMaxHashes> positions;  // on the stack: add never allocates
-  std::array<std::uint64_t, kMaxHashes> left_zero;
   locate(h, positions.data());
+  std::uint64_t* const left_zero = changes_.stage(params_.k);
   const std::uint32_t k = params_.k;  // a local: the byte stores below may alias any member
   std::uint8_t* const counters = counters_.data();
   std::size_t flips = 0;
@@ -97,7 +97,7 @@ void CountingBloomFilter::add(const Hash128& h) {
   }
   nonzero_ += flips;
   saturated_ += saturated;
-  if (logging_) log_transitions({left_zero.data(), flips});
+  changes_.commit(flips);
 }
 
 // One pass: each probe takes its unit as it goes, so a repeated probe sees
@@ -109,8 +109,8 @@ std::error_code CountingBloomFilter::remove(const Hash128& h) {
   // k <= kMaxHashes (validate()), so the positions fit on the stack: the
   // eviction path allocates nothing.
   std::array<std::uint64_t, kMaxHashes> positions;
-  std::array<std::uint64_t, kMaxHashes> became_zero;
   locate(h, positions.data());
+  std::uint64_t* const became_zero = changes_.stage(params_.k);
   const std::uint32_t k = params_.k;
   std::uint8_t* const counters = counters_.data();
   std::uint32_t taken = 0;  // bit i: probe i decremented its counter
@@ -135,7 +135,7 @@ std::error_code CountingBloomFilter::remove(const Hash128& h) {
     return FilterErrc::remove_underflow;
   }
   nonzero_ -= flips;
-  if (logging_) log_transitions({became_zero.data(), flips});
+  changes_.commit(flips);
   return {};
 }
 
@@ -168,28 +168,10 @@ BloomFilter CountingBloomFilter::bit_view() const {
   return std::move(view).value();
 }
 
-// Past the cap a delta is no longer worth its memory: the log stops, gives
-// its table back, and the next push is a full one. Checked before inserting,
-// so the table never grows past what the cap needs.
-void CountingBloomFilter::log_transitions(std::span<const std::uint64_t> flipped) {
-  for (std::uint64_t p : flipped) {
-    if (changes_.size() == log_cap_ && !changes_.contains(p)) {
-      logging_ = false;
-      changes_ = ToggleSet(initial_log_slots(params_.m));
-      return;
-    }
-    changes_.toggle(p);
-  }
-}
-
-void CountingBloomFilter::mark() {
-  changes_.clear();
-  logging_ = true;
-}
+void CountingBloomFilter::mark() { changes_.mark(); }
 
 Result<std::vector<std::uint64_t>> CountingBloomFilter::changed_since_mark() const {
-  if (!logging_) return make_error_code(FilterErrc::change_log_overflow);
-  return changes_.sorted();
+  return changes_.changed_since_mark();
 }
 
 Result<std::vector<std::uint64_t>> CountingBloomFilter::take_changes() {
