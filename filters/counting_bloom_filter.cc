@@ -9,39 +9,44 @@
 namespace sumcache::filters {
 namespace {
 
-unsigned nibble_shift(std::uint64_t i) { return static_cast<unsigned>(i & 1) << 2; }
-
 // At most m positions can be pending, and 2m slots hold m without growing.
 std::size_t initial_log_slots(std::uint64_t m) {
   return static_cast<std::size_t>(
       std::min<std::uint64_t>(CountingBloomFilter::kInitialLogSlots, 2 * m));
 }
 
-// What one add or remove does to a counter at each value c, as flags: the
-// updates then index a table instead of comparing c, so that no branch waits
-// on a counter's cache miss. GCC turns `c == 0 ? 1 : 0` back into a branch,
-// and at Summary Cache's load whether a probe finds zero is close to a coin
-// toss: each misprediction also discarded the next key's work.
-// The flags are bit numbers.
-constexpr unsigned kStep = 0;     // add: c < 15; remove: 0 < c < 15
-constexpr unsigned kFlip = 1;     // add: 0 -> 1; remove: 1 -> 0
-constexpr unsigned kSpecial = 2;  // add: 14 -> 15 (saturates); remove: c = 0 (underflow)
+// What one add or remove does to a byte of two counters, for every byte value
+// and nibble (index: the byte, plus 256 for its high nibble), so that the
+// updates look the answer up instead of comparing counters: no branch then
+// waits on a counter's cache miss. (GCC turns `c == 0 ? 1 : 0` back into a
+// branch; at Summary Cache's load whether a probe finds zero is close to a coin
+// toss, and each misprediction also discarded the next key's work.)
+// Bits 0-7 of an entry are added to the byte, mod 256: one unit up or down in
+// the nibble, or 0 for a saturated counter and for a remove that finds 0.
+// Bit 8 is set when the counter flips between zero and nonzero, bit 16 when it
+// saturates (add) or would underflow (remove): summing the entries shifted
+// right by 8 counts both for a key, flips in the low byte (k <= 32).
+using StepTable = std::array<std::uint32_t, 512>;
 
-constexpr std::array<std::uint8_t, 16> counter_table(bool add) {
-  std::array<std::uint8_t, 16> t{};
-  for (unsigned c = 0; c < 16; ++c) {
+constexpr StepTable step_table(bool add) {
+  StepTable t{};
+  for (unsigned i = 0; i < t.size(); ++i) {
+    const unsigned shift = i < 256 ? 0 : 4;
+    const unsigned c = (i >> shift) & 0x0F;
     const bool step = add ? c < 15 : (c > 0 && c < 15);
     const bool flip = add ? c == 0 : c == 1;
     const bool special = add ? c == 14 : c == 0;
-    t[c] = static_cast<std::uint8_t>((step ? 1U << kStep : 0) | (flip ? 1U << kFlip : 0) |
-                                     (special ? 1U << kSpecial : 0));
+    const unsigned unit = add ? 1U << shift : 256U - (1U << shift);
+    t[i] = (step ? unit : 0U) | (flip ? 1U << 8 : 0U) | (special ? 1U << 16 : 0U);
   }
   return t;
 }
-constexpr std::array<std::uint8_t, 16> kAddTable = counter_table(true);
-constexpr std::array<std::uint8_t, 16> kRemoveTable = counter_table(false);
+constexpr StepTable kAddSteps = step_table(true);
+constexpr StepTable kRemoveSteps = step_table(false);
 
-unsigned flag(std::uint8_t t, unsigned f) { return (t >> f) & 1U; }
+std::size_t step_index(unsigned byte, std::uint64_t position) {
+  return byte | static_cast<std::size_t>(position & 1) << 8;
+}
 
 }  // namespace
 
@@ -83,70 +88,55 @@ void CountingBloomFilter::add(const Hash128& h) {
   std::uint64_t* const left_zero = changes_.stage(params_.k);
   const std::uint32_t k = params_.k;  // a local: the byte stores below may alias any member
   std::uint8_t* const counters = counters_.data();
-  std::size_t flips = 0;
-  std::uint64_t saturated = 0;
+  std::uint32_t sums = 0;  // flips in bits 0-7, saturations above
   for (std::uint32_t i = 0; i < k; ++i) {
     const std::uint64_t p = positions[i];
-    const unsigned shift = nibble_shift(p);
     const unsigned byte = counters[p >> 1];
-    const std::uint8_t t = kAddTable[(byte >> shift) & 0x0F];
-    counters[p >> 1] = static_cast<std::uint8_t>(byte + (flag(t, kStep) << shift));
-    left_zero[flips] = p;
-    flips += flag(t, kFlip);
-    saturated += flag(t, kSpecial);
+    const std::uint32_t step = kAddSteps[step_index(byte, p)];
+    counters[p >> 1] = static_cast<std::uint8_t>(byte + step);
+    left_zero[sums & 0xFF] = p;
+    sums += step >> 8;
   }
-  nonzero_ += flips;
-  saturated_ += saturated;
-  changes_.commit(flips);
+  nonzero_ += sums & 0xFF;
+  saturated_ += sums >> 8;
+  changes_.commit(sums & 0xFF);
 }
 
 // One pass: each probe takes its unit as it goes, so a repeated probe sees
 // what the earlier ones left, and a counter at c < 15 absorbs at most c of one
-// key's decrements. A probe that finds 0 refuses the remove, and the units
-// already taken are given back: the filter ends byte for byte as it was. The
-// refusal is rare (the store removes only keys it added), the pass is not.
+// key's decrements. A probe that finds 0 refuses the remove, and the bytes are
+// put back as they were: the refusal is rare (the store removes only keys it
+// added), the pass is not.
 std::error_code CountingBloomFilter::remove(const Hash128& h) {
   // k <= kMaxHashes (validate()), so the positions fit on the stack: the
   // eviction path allocates nothing.
   std::array<std::uint64_t, kMaxHashes> positions;
+  std::array<std::uint8_t, kMaxHashes> before;
   locate(h, positions.data());
   std::uint64_t* const became_zero = changes_.stage(params_.k);
   const std::uint32_t k = params_.k;
   std::uint8_t* const counters = counters_.data();
-  std::uint32_t taken = 0;  // bit i: probe i decremented its counter
-  unsigned underflow = 0;
-  std::size_t flips = 0;
+  std::uint32_t sums = 0;  // flips in bits 0-7, underflows above
   for (std::uint32_t i = 0; i < k; ++i) {
     const std::uint64_t p = positions[i];
-    const unsigned shift = nibble_shift(p);
     const unsigned byte = counters[p >> 1];
     // A saturated counter has lost count of its keys; decrementing it could
     // reach zero while keys remain, a false negative (Summary Cache).
-    const std::uint8_t t = kRemoveTable[(byte >> shift) & 0x0F];
-    counters[p >> 1] = static_cast<std::uint8_t>(byte - (flag(t, kStep) << shift));
-    taken |= flag(t, kStep) << i;
-    became_zero[flips] = p;
-    flips += flag(t, kFlip);
-    underflow |= flag(t, kSpecial);
+    const std::uint32_t step = kRemoveSteps[step_index(byte, p)];
+    before[i] = static_cast<std::uint8_t>(byte);
+    counters[p >> 1] = static_cast<std::uint8_t>(byte + step);
+    became_zero[sums & 0xFF] = p;
+    sums += step >> 8;
   }
-  if (underflow != 0) {
-    give_back({positions.data(), k}, taken);
+  if ((sums >> 8) != 0) {
+    // Backwards, so that a byte probed twice ends at its first snapshot.
+    for (std::uint32_t i = k; i-- > 0;) counters[positions[i] >> 1] = before[i];
     ++refused_removes_;
     return FilterErrc::remove_underflow;
   }
-  nonzero_ -= flips;
-  changes_.commit(flips);
+  nonzero_ -= sums;
+  changes_.commit(sums);
   return {};
-}
-
-// Each counter ends where it started: it only gets back units that this
-// remove took from it, so no nibble passes 15 on the way.
-void CountingBloomFilter::give_back(std::span<const std::uint64_t> positions, std::uint32_t taken) {
-  for (std::size_t i = 0; i < positions.size(); ++i) {
-    if ((taken >> i & 1) == 0) continue;
-    counters_[positions[i] >> 1] = static_cast<std::uint8_t>(counters_[positions[i] >> 1] +
-                                                             (1U << nibble_shift(positions[i])));
-  }
 }
 
 bool CountingBloomFilter::contains(const Hash128& h) const {

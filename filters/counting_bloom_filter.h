@@ -79,8 +79,6 @@ class CountingBloomFilter {
   CountingBloomFilter(BloomParams params, Hasher hasher);
   // Writes the k probe positions of h and prefetches their counters.
   void locate(const Hash128& h, std::uint64_t* positions) const;
-  // Undoes a refused remove: adds a unit back where bit i of taken is set.
-  void give_back(std::span<const std::uint64_t> positions, std::uint32_t taken);
 
   BloomParams params_;
   Hasher hasher_;
