@@ -9,12 +9,43 @@
 namespace sumcache::filters {
 namespace {
 
-unsigned nibble_shift(std::uint64_t i) { return static_cast<unsigned>(i & 1) << 2; }
-
 // At most m positions can be pending, and 2m slots hold m without growing.
 std::size_t initial_log_slots(std::uint64_t m) {
   return static_cast<std::size_t>(
       std::min<std::uint64_t>(CountingBloomFilter::kInitialLogSlots, 2 * m));
+}
+
+// What one add or remove does to a byte of two counters, for every byte value
+// and nibble (index: the byte, plus 256 for its high nibble), so that the
+// updates look the answer up instead of comparing counters: no branch then
+// waits on a counter's cache miss. (GCC turns `c == 0 ? 1 : 0` back into a
+// branch; at Summary Cache's load whether a probe finds zero is close to a coin
+// toss, and each misprediction also discarded the next key's work.)
+// Bits 0-7 of an entry are added to the byte, mod 256: one unit up or down in
+// the nibble, or 0 for a saturated counter and for a remove that finds 0.
+// Bit 8 is set when the counter flips between zero and nonzero, bit 16 when it
+// saturates (add) or would underflow (remove): summing the entries shifted
+// right by 8 counts both for a key, flips in the low byte (k <= 32).
+using StepTable = std::array<std::uint32_t, 512>;
+
+constexpr StepTable step_table(bool add) {
+  StepTable t{};
+  for (unsigned i = 0; i < t.size(); ++i) {
+    const unsigned shift = i < 256 ? 0 : 4;
+    const unsigned c = (i >> shift) & 0x0F;
+    const bool step = add ? c < 15 : (c > 0 && c < 15);
+    const bool flip = add ? c == 0 : c == 1;
+    const bool special = add ? c == 14 : c == 0;
+    const unsigned unit = add ? 1U << shift : 256U - (1U << shift);
+    t[i] = (step ? unit : 0U) | (flip ? 1U << 8 : 0U) | (special ? 1U << 16 : 0U);
+  }
+  return t;
+}
+constexpr StepTable kAddSteps = step_table(true);
+constexpr StepTable kRemoveSteps = step_table(false);
+
+std::size_t step_index(unsigned byte, std::uint64_t position) {
+  return byte | static_cast<std::size_t>(position & 1) << 8;
 }
 
 }  // namespace
@@ -23,9 +54,9 @@ CountingBloomFilter::CountingBloomFilter(BloomParams params, Hasher hasher)
     : params_(params),
       hasher_(hasher),
       counters_(static_cast<std::size_t>((params.m + 1) / 2), 0),
-      changes_(initial_log_slots(params.m)),
-      log_cap_(static_cast<std::size_t>(
-          std::max<std::uint64_t>(kInitialLogSlots / 2, params.m / kCountersPerLoggedChange))) {}
+      changes_(initial_log_slots(params.m),
+               static_cast<std::size_t>(std::max<std::uint64_t>(
+                   kInitialLogSlots / 2, params.m / kCountersPerLoggedChange))) {}
 
 Result<CountingBloomFilter> CountingBloomFilter::create(BloomParams params, Hasher hasher) {
   if (auto ec = validate(params)) return ec;
@@ -39,74 +70,72 @@ Result<CountingBloomFilter> CountingBloomFilter::for_capacity(std::uint64_t n, d
   return create(*params, hasher);
 }
 
-// The counter updates do not branch on counter values: at Summary Cache's
-// load whether a probe finds zero is close to a coin toss, and mispredicting
-// it cost more than the update. Saturated counters add 0; below 15 there is
-// no carry into the neighbouring nibble.
-void CountingBloomFilter::add(const Hash128& h) {
-  std::array<std::uint64_t, kMaxHashes> positions;  // on the stack: add never allocates
-  std::array<std::uint64_t, kMaxHashes> left_zero;
-  std::size_t flips = 0;
-  std::uint64_t saturated = 0;
-  std::uint8_t* const counters = counters_.data();
-  // All k cache lines are requested before any is updated, so that their
-  // misses overlap instead of queueing behind each read-modify-write.
+// All k cache lines are requested before any is updated, so that their misses
+// overlap instead of queueing behind each read-modify-write.
+void CountingBloomFilter::locate(const Hash128& h, std::uint64_t* positions) const {
+  const std::uint8_t* const counters = counters_.data();
   ProbeSequence probes(h, params_.m);
   for (std::uint32_t i = 0; i < params_.k; ++i) {
     positions[i] = probes.next();
     __builtin_prefetch(counters + (positions[i] >> 1), 1);
   }
-  for (std::uint32_t i = 0; i < params_.k; ++i) {
-    const std::uint64_t p = positions[i];
-    const unsigned shift = nibble_shift(p);
-    const unsigned c = (counters[p >> 1] >> shift) & 0x0F;
-    counters[p >> 1] =
-        static_cast<std::uint8_t>(counters[p >> 1] + ((c != kMaxCount ? 1U : 0U) << shift));
-    left_zero[flips] = p;
-    flips += c == 0 ? 1 : 0;
-    saturated += c == kMaxCount - 1 ? 1 : 0;
-  }
-  nonzero_ += flips;
-  saturated_ += saturated;
-  if (logging_) log_transitions({left_zero.data(), flips});
 }
 
+// Saturated counters add 0; below 15 there is no carry into the neighbouring nibble.
+void CountingBloomFilter::add(const Hash128& h) {
+  std::array<std::uint64_t, kMaxHashes> positions;  // on the stack: add never allocates
+  locate(h, positions.data());
+  std::uint64_t* const left_zero = changes_.stage(params_.k);
+  const std::uint32_t k = params_.k;  // a local: the byte stores below may alias any member
+  std::uint8_t* const counters = counters_.data();
+  std::uint32_t sums = 0;  // flips in bits 0-7, saturations above
+  for (std::uint32_t i = 0; i < k; ++i) {
+    const std::uint64_t p = positions[i];
+    const unsigned byte = counters[p >> 1];
+    const std::uint32_t step = kAddSteps[step_index(byte, p)];
+    counters[p >> 1] = static_cast<std::uint8_t>(byte + step);
+    left_zero[sums & 0xFF] = p;
+    sums += step >> 8;
+  }
+  nonzero_ += sums & 0xFF;
+  saturated_ += sums >> 8;
+  changes_.commit(sums & 0xFF);
+}
+
+// One pass: each probe takes its unit as it goes, so a repeated probe sees
+// what the earlier ones left, and a counter at c < 15 absorbs at most c of one
+// key's decrements. A probe that finds 0 refuses the remove, and the bytes are
+// put back as they were: the refusal is rare (the store removes only keys it
+// added), the pass is not.
 std::error_code CountingBloomFilter::remove(const Hash128& h) {
   // k <= kMaxHashes (validate()), so the positions fit on the stack: the
   // eviction path allocates nothing.
   std::array<std::uint64_t, kMaxHashes> positions;
-  const std::span<std::uint64_t> probed(positions.data(), params_.k);
-  // Check every counter before touching any, so that a refusal leaves no
-  // trace. Two probes may share a counter, which must then hold a unit for
-  // each; that is rare, so the usual case is decided without branching on the
-  // data: a counter at zero refuses, and distinct probes accept.
-  bool any_zero = false;
-  bool repeated = false;
-  ProbeSequence probes(h, params_.m);
-  for (std::size_t i = 0; i < probed.size(); ++i) {
-    probed[i] = probes.next();
-    any_zero |= counter(probed[i]) == 0;
-    for (std::size_t j = 0; j < i; ++j) repeated |= probed[j] == probed[i];
+  std::array<std::uint8_t, kMaxHashes> before;
+  locate(h, positions.data());
+  std::uint64_t* const became_zero = changes_.stage(params_.k);
+  const std::uint32_t k = params_.k;
+  std::uint8_t* const counters = counters_.data();
+  std::uint32_t sums = 0;  // flips in bits 0-7, underflows above
+  for (std::uint32_t i = 0; i < k; ++i) {
+    const std::uint64_t p = positions[i];
+    const unsigned byte = counters[p >> 1];
+    // A saturated counter has lost count of its keys; decrementing it could
+    // reach zero while keys remain, a false negative (Summary Cache).
+    const std::uint32_t step = kRemoveSteps[step_index(byte, p)];
+    before[i] = static_cast<std::uint8_t>(byte);
+    counters[p >> 1] = static_cast<std::uint8_t>(byte + step);
+    became_zero[sums & 0xFF] = p;
+    sums += step >> 8;
   }
-  if (any_zero || (repeated && !can_absorb_repeats(probed))) {
+  if ((sums >> 8) != 0) {
+    // Backwards, so that a byte probed twice ends at its first snapshot.
+    for (std::uint32_t i = k; i-- > 0;) counters[positions[i] >> 1] = before[i];
     ++refused_removes_;
     return FilterErrc::remove_underflow;
   }
-  std::array<std::uint64_t, kMaxHashes> became_zero;
-  std::size_t flips = 0;
-  std::uint8_t* const counters = counters_.data();
-  for (std::uint64_t p : probed) {
-    const unsigned shift = nibble_shift(p);
-    const unsigned c = (counters[p >> 1] >> shift) & 0x0F;
-    // A saturated counter has lost count of its keys; decrementing it could
-    // reach zero while keys remain, a false negative (Summary Cache).
-    counters[p >> 1] =
-        static_cast<std::uint8_t>(counters[p >> 1] - ((c != kMaxCount ? 1U : 0U) << shift));
-    became_zero[flips] = p;
-    flips += c == 1 ? 1 : 0;
-  }
-  nonzero_ -= flips;
-  if (logging_) log_transitions({became_zero.data(), flips});
+  nonzero_ -= sums;
+  changes_.commit(sums);
   return {};
 }
 
@@ -114,19 +143,6 @@ bool CountingBloomFilter::contains(const Hash128& h) const {
   ProbeSequence probes(h, params_.m);
   for (std::uint32_t i = 0; i < params_.k; ++i) {
     if (counter(probes.next()) == 0) return false;
-  }
-  return true;
-}
-
-// A counter at c < 15 takes at most c of one key's decrements; probe i needs
-// a unit more than the earlier probes to the same counter took.
-bool CountingBloomFilter::can_absorb_repeats(std::span<const std::uint64_t> positions) const {
-  for (std::size_t i = 0; i < positions.size(); ++i) {
-    const unsigned c = counter(positions[i]);
-    if (c == kMaxCount) continue;
-    unsigned needed = 1;
-    for (std::size_t j = 0; j < i; ++j) needed += positions[j] == positions[i] ? 1 : 0;
-    if (c < needed) return false;
   }
   return true;
 }
@@ -142,28 +158,10 @@ BloomFilter CountingBloomFilter::bit_view() const {
   return std::move(view).value();
 }
 
-// Past the cap a delta is no longer worth its memory: the log stops, gives
-// its table back, and the next push is a full one. Checked before inserting,
-// so the table never grows past what the cap needs.
-void CountingBloomFilter::log_transitions(std::span<const std::uint64_t> flipped) {
-  for (std::uint64_t p : flipped) {
-    if (changes_.size() == log_cap_ && !changes_.contains(p)) {
-      logging_ = false;
-      changes_ = ToggleSet(initial_log_slots(params_.m));
-      return;
-    }
-    changes_.toggle(p);
-  }
-}
-
-void CountingBloomFilter::mark() {
-  changes_.clear();
-  logging_ = true;
-}
+void CountingBloomFilter::mark() { changes_.mark(); }
 
 Result<std::vector<std::uint64_t>> CountingBloomFilter::changed_since_mark() const {
-  if (!logging_) return make_error_code(FilterErrc::change_log_overflow);
-  return changes_.sorted();
+  return changes_.changed_since_mark();
 }
 
 Result<std::vector<std::uint64_t>> CountingBloomFilter::take_changes() {

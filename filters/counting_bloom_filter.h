@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "filters/bloom_filter.h"
+#include "filters/change_log.h"
 #include "filters/filter_params.h"
 #include "filters/hashing.h"
 #include "filters/huge_page_allocator.h"
 #include "filters/result.h"
-#include "filters/toggle_set.h"
 
 namespace sumcache::filters {
 
@@ -63,10 +63,10 @@ class CountingBloomFilter {
   // changed_since_mark() and mark() in one step, as the summary publisher
   // does; marks on change_log_overflow too.
   Result<std::vector<std::uint64_t>> take_changes();
-  bool changes_logged() const { return logging_; }
+  bool changes_logged() const { return changes_.logging(); }
   // Exact while changes_logged(); otherwise change_log_cap() + 1: more are pending.
-  std::size_t pending_changes() const { return logging_ ? changes_.size() : log_cap_ + 1; }
-  std::size_t change_log_cap() const { return log_cap_; }
+  std::size_t pending_changes() const { return changes_.pending(); }
+  std::size_t change_log_cap() const { return changes_.cap(); }
   std::size_t change_log_bytes() const { return changes_.memory_bytes(); }
 
   const BloomParams& params() const { return params_; }
@@ -77,16 +77,13 @@ class CountingBloomFilter {
 
  private:
   CountingBloomFilter(BloomParams params, Hasher hasher);
-  bool can_absorb_repeats(std::span<const std::uint64_t> positions) const;
-  // Logs counters that left or reached zero, in probe order.
-  void log_transitions(std::span<const std::uint64_t> flipped);
+  // Writes the k probe positions of h and prefetches their counters.
+  void locate(const Hash128& h, std::uint64_t* positions) const;
 
   BloomParams params_;
   Hasher hasher_;
   FilterArray<std::uint8_t> counters_;
-  ToggleSet changes_;  // positions toggled by 0 <-> nonzero transitions since mark()
-  std::size_t log_cap_;
-  bool logging_ = false;  // set by mark(), cleared when changes_ would pass log_cap_
+  ChangeLog changes_;  // counters that left or reached zero since mark(), in probe order
   std::uint64_t nonzero_ = 0;
   std::uint64_t saturated_ = 0;
   std::uint64_t refused_removes_ = 0;

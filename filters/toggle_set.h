@@ -26,10 +26,27 @@ class ToggleSet {
   explicit ToggleSet(std::size_t min_capacity = 16);
 
   // Inline: the counting filter calls it on every 0 <-> nonzero transition.
+  // The common case does not branch on whether x is inserted or erased, which
+  // a stream of flapping bits makes a coin toss: x's home is empty (x is
+  // absent), or holds x with an empty slot after it (erasing moves nothing).
   void toggle(std::uint64_t x) {
     assert(x != kEmpty);
     const std::size_t mask = slots_.size() - 1;
-    for (std::size_t slot = home(x);; slot = (slot + 1) & mask) {
+    const std::size_t at = home(x);
+    const std::uint64_t here = slots_[at];
+    const bool erase = here == x;
+    const bool run_ends = slots_[(at + 1) & mask] == kEmpty;
+    // As integers: GCC turns `a || (b && c)`, and even `a | (b & c)` on
+    // bools, into one branch per term.
+    const unsigned simple = static_cast<unsigned>(here == kEmpty) +
+                            (static_cast<unsigned>(erase) & static_cast<unsigned>(run_ends));
+    if (simple != 0) {
+      slots_[at] = erase ? kEmpty : x;
+      size_ = size_ + 1 - 2 * std::size_t{erase};
+      if (size_ > slots_.size() / 2) grow();
+      return;
+    }
+    for (std::size_t slot = at;; slot = (slot + 1) & mask) {
       if (slots_[slot] == x) {
         erase_at(slot);
         return;

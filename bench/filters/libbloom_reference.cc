@@ -5,6 +5,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 namespace sumcache::bench {
 
@@ -27,6 +28,15 @@ void LibBloom::add(std::string_view key) {
 
 bool LibBloom::contains(std::string_view key) {
   return bloom_check(bloom_, key.data(), static_cast<int>(key.size())) == 1;
+}
+
+std::vector<unsigned char> LibBloom::save_bits() const {
+  return {bloom_->bf, bloom_->bf + bloom_->bytes};
+}
+
+void LibBloom::restore_bits(const std::vector<unsigned char>& bits) {
+  if (bits.size() != static_cast<std::size_t>(bloom_->bytes)) std::abort();
+  std::memcpy(bloom_->bf, bits.data(), bits.size());
 }
 
 std::uint64_t LibBloom::memory_bytes() const { return static_cast<std::uint64_t>(bloom_->bytes); }

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 struct bloom;
 
@@ -20,6 +21,11 @@ class LibBloom {
   void add(std::string_view key);
   bool contains(std::string_view key);
   std::uint64_t memory_bytes() const;
+  // The bit array, to put a filter back to a saved state between runs of new
+  // keys. libbloom 1.6 keeps it in its struct's private `bf`; a benchmark may
+  // rely on that, a product may not.
+  std::vector<unsigned char> save_bits() const;
+  void restore_bits(const std::vector<unsigned char>& bits);
 
  private:
   bloom* bloom_;

@@ -169,6 +169,25 @@ TEST(CountingBloomFilter, RemoveIsRefusedWhenARepeatedProbeNeedsMoreThanTheCount
   EXPECT_EQ(f.counter_bytes()[0], 0x31);
 }
 
+// Remove takes its units as it goes; the probe that finds zero comes after
+// one that emptied counter 0, and both must be undone, the log included.
+TEST(CountingBloomFilter, RefusedRemoveRestoresTheCountersItsEarlierProbesEmptiedAndLogsNothing) {
+  const std::string one_three = key_hitting_counter_zero(4, 1);  // counters += (1, 3)
+  const std::string three_one = key_hitting_counter_zero(4, 3);  // counters -= (3, 1)
+  CountingBloomFilter f = make(2, 4);
+  f.mark();
+  f.add(one_three);
+  ASSERT_EQ(f.counter_bytes()[0], 0x31);
+  ASSERT_EQ(f.pending_changes(), 2U);
+  EXPECT_EQ(f.remove(three_one), FilterErrc::remove_underflow);
+  EXPECT_EQ(f.counter_bytes()[0], 0x31);
+  EXPECT_EQ(f.count_nonzero(), 2U);
+  EXPECT_EQ(f.pending_changes(), 2U);
+  EXPECT_EQ(f.take_changes().value(), (std::vector<std::uint64_t>{0, 1}));
+  EXPECT_FALSE(f.remove(one_three));
+  EXPECT_EQ(f.take_changes().value(), (std::vector<std::uint64_t>{0, 1}));
+}
+
 TEST(CountingBloomFilter, NibbleLayoutPutsEvenCountersLowAndOddCountersHigh) {
   CountingBloomFilter f = make(1001, 5);
   for (int i = 0; i < 300; ++i) f.add(url_key(i));
