@@ -7,9 +7,9 @@
 namespace sumcache::tools {
 
 Result<BloomCalc> bloom_calc(const BloomCalcInput& input) {
-  auto params = input.fpr > 0 ? filters::optimal_params(input.entries, input.fpr)
-                              : filters::params_for_load(input.entries, input.bits_per_entry,
-                                                         input.hashes);
+  auto params = input.fpr > 0
+                    ? filters::optimal_params(input.entries, input.fpr)
+                    : filters::params_for_load(input.entries, input.bits_per_entry, input.hashes);
   if (!params) return params.error();
   if (input.fpr > 0 && input.hashes != 0) params->k = input.hashes;
   if (auto ec = filters::validate(*params)) return ec;
@@ -39,16 +39,19 @@ std::string format_bloom_calc(const BloomCalc& c) {
   row("bits per entry", line);
   std::snprintf(line, sizeof line, "%.6g", c.expected_fpr);
   row("expected FPR", line);
-  row("plain bit array", std::to_string(c.plain_bytes) + " bytes (" + human_bytes(c.plain_bytes) + ")");
+  row("plain bit array",
+      std::to_string(c.plain_bytes) + " bytes (" + human_bytes(c.plain_bytes) + ")");
   row("counting filter (4-bit)",
       std::to_string(c.counting_bytes) + " bytes (" + human_bytes(c.counting_bytes) + ")");
   std::snprintf(line, sizeof line, "%llu bytes (%s, %s, %.0f set bits expected)",
                 static_cast<unsigned long long>(c.wire.bytes), human_bytes(c.wire.bytes).c_str(),
-                c.wire.raw ? "raw bit array" : ("Rice-coded gaps, r = " + std::to_string(c.wire.rice_bits)).c_str(),
+                c.wire.raw ? "raw bit array"
+                           : ("Rice-coded gaps, r = " + std::to_string(c.wire.rice_bits)).c_str(),
                 c.wire.set_bits);
   row("summary on the wire (est.)", line);
   if (c.wire_optimal != c.params) {
-    std::snprintf(line, sizeof line, "m = %llu, k = %u: FPR %.6g in the same wire bytes (m capped at %llux)",
+    std::snprintf(line, sizeof line,
+                  "m = %llu, k = %u: FPR %.6g in the same wire bytes (m capped at %llux)",
                   static_cast<unsigned long long>(c.wire_optimal.m), c.wire_optimal.k,
                   c.wire_optimal_fpr, static_cast<unsigned long long>(kMaxWireOptimalGrowth));
     row("compressed-optimal", line);

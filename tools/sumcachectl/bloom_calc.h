@@ -22,9 +22,9 @@ struct BloomCalc {
   std::uint64_t entries = 0;
   filters::BloomParams params;
   double expected_fpr = 0;
-  std::uint64_t plain_bytes = 0;     // BloomFilter: m bits in 64-bit words
-  std::uint64_t counting_bytes = 0;  // CountingBloomFilter: 4-bit counters, two per byte
-  WireEstimate wire;                 // the full summary on the wire
+  std::uint64_t plain_bytes = 0;      // BloomFilter: m bits in 64-bit words
+  std::uint64_t counting_bytes = 0;   // CountingBloomFilter: 4-bit counters, two per byte
+  WireEstimate wire;                  // the full summary on the wire
   filters::BloomParams wire_optimal;  // same wire bytes, lowest FPR
   double wire_optimal_fpr = 0;
 };

@@ -61,7 +61,8 @@ std::optional<Verb> verb_named(std::string_view name) {
 // Checks what one option alone cannot: the verb's required operands and exclusions.
 std::string check_command(const CtlCommand& c, bool has_verb) {
   if (!has_verb) return "no command given";
-  if (!c.token.empty() && !c.token_file.empty()) return "--token and --token-file exclude each other";
+  if (!c.token.empty() && !c.token_file.empty())
+    return "--token and --token-file exclude each other";
   if (c.verb == Verb::purge && c.url.empty()) return "purge needs a URL";
   if (c.verb == Verb::purge && c.url.find("://") == std::string::npos) {
     return "purge needs an absolute URL (scheme://host/path), got '" + c.url + "'";
@@ -150,11 +151,13 @@ ParsedArgs parse_args(const std::vector<std::string>& args) {
       c.entries = *n;
     } else if (arg == "--fpr") {
       auto p = parse_number<double>(value);
-      if (!p || !(*p > 0 && *p < 1)) return fail("--fpr wants a number in (0, 1), got '" + value + "'");
+      if (!p || !(*p > 0 && *p < 1))
+        return fail("--fpr wants a number in (0, 1), got '" + value + "'");
       c.fpr = *p;
     } else if (arg == "--bits-per-entry") {
       auto b = parse_number<double>(value);
-      if (!b || !(*b > 0 && *b <= 1024)) return fail("--bits-per-entry wants (0, 1024], got '" + value + "'");
+      if (!b || !(*b > 0 && *b <= 1024))
+        return fail("--bits-per-entry wants (0, 1024], got '" + value + "'");
       c.bits_per_entry = *b;
     } else if (arg == "--hashes") {
       auto k = parse_number<std::uint32_t>(value);

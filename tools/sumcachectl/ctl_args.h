@@ -31,7 +31,7 @@ struct CtlCommand {
   std::uint64_t entries = 0;                // bloom-calc: n
   double fpr = 0;                           // target p; 0 when bits_per_entry is given
   double bits_per_entry = 0;
-  std::uint32_t hashes = 0;                 // k; 0 = optimal
+  std::uint32_t hashes = 0;  // k; 0 = optimal
 };
 
 struct ParsedArgs {

@@ -43,7 +43,9 @@ std::string snippet(const std::string& body) {
 }
 
 int show(const CtlCommand& c, const std::string& token, std::ostream& out, std::ostream& err) {
-  const char* target = c.verb == Verb::stats ? "/stats" : c.verb == Verb::peers ? "/peers" : "/filter";
+  const char* target = c.verb == Verb::stats   ? "/stats"
+                       : c.verb == Verb::peers ? "/peers"
+                                               : "/filter";
   const AdminRequest request{
       .method = "GET", .target = target, .token = token, .content_type = "", .body = ""};
   auto reply = admin_exchange(c.admin, request, c.timeout);
@@ -72,7 +74,9 @@ int show(const CtlCommand& c, const std::string& token, std::ostream& out, std::
 }
 
 int purge(const CtlCommand& c, const std::string& token, std::ostream& out, std::ostream& err) {
-  const AdminRequest request{.method = "POST", .target = "/purge", .token = token,
+  const AdminRequest request{.method = "POST",
+                             .target = "/purge",
+                             .token = token,
                              .content_type = "application/json",
                              .body = nlohmann::json{{"url", c.url}}.dump()};
   auto reply = admin_exchange(c.admin, request, c.timeout);
@@ -103,7 +107,9 @@ int run_command(const CtlCommand& c, std::ostream& out, std::ostream& err) {
     return kExitOk;
   }
   if (c.verb == Verb::bloom_calc) {
-    auto calc = bloom_calc({.entries = c.entries, .fpr = c.fpr, .bits_per_entry = c.bits_per_entry,
+    auto calc = bloom_calc({.entries = c.entries,
+                            .fpr = c.fpr,
+                            .bits_per_entry = c.bits_per_entry,
                             .hashes = c.hashes});
     if (!calc) {
       err << "sumcachectl: bloom-calc: " << calc.error().message() << "\n";

@@ -38,7 +38,8 @@ std::optional<Head> parse_head(std::string_view head) {
   Head h;
   const char* digits = status_line.data() + 9;
   auto [end, ec] = std::from_chars(digits, digits + 3, h.status);
-  if (ec != std::errc{} || end != digits + 3 || h.status < 100 || h.status > 599) return std::nullopt;
+  if (ec != std::errc{} || end != digits + 3 || h.status < 100 || h.status > 599)
+    return std::nullopt;
   std::string_view rest = line_end == std::string_view::npos ? "" : head.substr(line_end + 2);
   while (!rest.empty()) {
     const auto eol = rest.find("\r\n");

@@ -89,24 +89,26 @@ std::string human_bytes(double value) {
     value /= 1024;
     ++unit;
   }
-  return unit == 0 ? printf_string("%.0f B", value)
-                   : printf_string("%.1f ", value) + kUnits[unit];
+  return unit == 0 ? printf_string("%.0f B", value) : printf_string("%.1f ", value) + kUnits[unit];
 }
 
 std::string format_stats(const json& s) {
   std::string out;
-  row(out, "node", text(at(s, "node_id")) + " (sumcached " + text(at(s, "version")) + ", up " +
-                       num(at(s, "uptime_seconds"), "%.0f") + " s, config " +
-                       text(at(s, "config_digest")) + ")");
-  row(out, "requests", count(at(s, "requests.total")) + " total: " +
-                           counters(at(s, "requests.by_result")));
+  row(out, "node",
+      text(at(s, "node_id")) + " (sumcached " + text(at(s, "version")) + ", up " +
+          num(at(s, "uptime_seconds"), "%.0f") + " s, config " + text(at(s, "config_digest")) +
+          ")");
+  row(out, "requests",
+      count(at(s, "requests.total")) + " total: " + counters(at(s, "requests.by_result")));
   row(out, "statuses", counters(at(s, "requests.by_status")));
   row(out, "errors", counters(at(s, "requests.errors_by_status")));
-  row(out, "hits", "memory " + count(at(s, "hits.memory")) + ", disk " + count(at(s, "hits.disk")) +
-                       ", peer " + count(at(s, "hits.peer")) + "; misses " +
-                       count(at(s, "misses")) + ", false peer hits " + count(at(s, "false_hits")));
-  row(out, "revalidations", "not modified " + count(at(s, "revalidations.not_modified")) +
-                                ", modified " + count(at(s, "revalidations.modified")));
+  row(out, "hits",
+      "memory " + count(at(s, "hits.memory")) + ", disk " + count(at(s, "hits.disk")) + ", peer " +
+          count(at(s, "hits.peer")) + "; misses " + count(at(s, "misses")) + ", false peer hits " +
+          count(at(s, "false_hits")));
+  row(out, "revalidations",
+      "not modified " + count(at(s, "revalidations.not_modified")) + ", modified " +
+          count(at(s, "revalidations.modified")));
   row(out, "bytes", "in " + bytes(at(s, "bytes.in")) + ", out " + bytes(at(s, "bytes.out")));
   out += "\n";
   std::vector<std::vector<std::string>> ratios{{"hit ratios", "local", "total", "bytes"}};
@@ -131,10 +133,12 @@ std::string format_stats(const json& s) {
                      bytes(at(t, "bytes")), bytes(at(t, "max_bytes")), count(at(t, "evictions"))});
   }
   out += table(store) + "\n";
-  row(out, "connections", "open " + count(at(s, "connections.open")) + ", refused " +
-                              count(at(s, "connections.refused")));
-  row(out, "upstream", "errors " + count(at(s, "upstream.errors")) + ", idle connections " +
-                           count(at(s, "upstream.idle_connections")));
+  row(out, "connections",
+      "open " + count(at(s, "connections.open")) + ", refused " +
+          count(at(s, "connections.refused")));
+  row(out, "upstream",
+      "errors " + count(at(s, "upstream.errors")) + ", idle connections " +
+          count(at(s, "upstream.idle_connections")));
   return out;
 }
 
@@ -151,30 +155,31 @@ std::string format_peers(const json& p) {
     const std::string rate = sent.is_number() && false_hits.is_number() && sent.get<double>() > 0
                                  ? num(false_hits.get<double>() / sent.get<double>(), "%.4f")
                                  : "-";
-    std::string age = at(peer, "has_summary") == json(false) ? "none"
-                                                             : num(at(peer, "summary_age_seconds"), "%.1f");
+    std::string age = at(peer, "has_summary") == json(false)
+                          ? "none"
+                          : num(at(peer, "summary_age_seconds"), "%.1f");
     if (at(peer, "summary_expired") == json(true)) age += " (expired)";
-    rows.push_back({text(at(peer, "id")),
-                    text(at(peer, "host")) + ":" + count(at(peer, "http_port")),
-                    text(at(peer, "state")), age, count(at(peer, "entries")),
-                    pct(at(peer, "fill_ratio")), num(at(peer, "estimated_fpr"), "%.3g"),
-                    count(sent), count(false_hits), rate, num(at(peer, "rtt_ms")),
-                    text(at(peer, "last_error"))});
+    rows.push_back(
+        {text(at(peer, "id")), text(at(peer, "host")) + ":" + count(at(peer, "http_port")),
+         text(at(peer, "state")), age, count(at(peer, "entries")), pct(at(peer, "fill_ratio")),
+         num(at(peer, "estimated_fpr"), "%.3g"), count(sent), count(false_hits), rate,
+         num(at(peer, "rtt_ms")), text(at(peer, "last_error"))});
   }
   return table(rows);
 }
 
 std::string format_filter(const json& f) {
   std::string out;
-  row(out, "parameters", "m " + count(at(f, "m")) + ", k " + count(at(f, "k")) + ", hash " +
-                             text(at(f, "hash")));
-  row(out, "entries", count(at(f, "entries")) + " (store objects " +
-                          count(at(f, "store_objects")) + ", estimated from fill " +
-                          num(at(f, "estimated_cardinality"), "%.0f") + ")");
+  row(out, "parameters",
+      "m " + count(at(f, "m")) + ", k " + count(at(f, "k")) + ", hash " + text(at(f, "hash")));
+  row(out, "entries",
+      count(at(f, "entries")) + " (store objects " + count(at(f, "store_objects")) +
+          ", estimated from fill " + num(at(f, "estimated_cardinality"), "%.0f") + ")");
   row(out, "set bits", count(at(f, "set_bits")) + ", fill " + pct(at(f, "fill_ratio")));
   row(out, "estimated FPR", num(at(f, "estimated_fpr"), "%.3g"));
-  row(out, "counters", "saturated " + count(at(f, "saturated_counters")) + ", refused removes " +
-                           count(at(f, "refused_removes")));
+  row(out, "counters",
+      "saturated " + count(at(f, "saturated_counters")) + ", refused removes " +
+          count(at(f, "refused_removes")));
   row(out, "pending", count(at(f, "pending_changes")) + " changes not yet published");
   row(out, "memory", bytes(at(f, "memory_bytes")));
   return out;

@@ -4,9 +4,8 @@
 // still prints.
 
 #include <cstdint>
-#include <string>
-
 #include <nlohmann/json_fwd.hpp>
+#include <string>
 
 namespace sumcache::tools {
 

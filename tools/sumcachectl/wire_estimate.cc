@@ -46,11 +46,15 @@ filters::BloomParams wire_optimal(const filters::BloomParams& reference, std::ui
   for (std::uint32_t k = 1; k <= reference.k; ++k) {
     // The largest m within the budget: the wire size grows with m for fixed n and k.
     std::uint64_t lo = reference.m;
-    std::uint64_t hi = std::min<std::uint64_t>(reference.m * kMaxWireOptimalGrowth, filters::kMaxBits);
+    std::uint64_t hi =
+        std::min<std::uint64_t>(reference.m * kMaxWireOptimalGrowth, filters::kMaxBits);
     if (estimate_summary_wire({lo, k}, n).bytes > budget) continue;
     while (lo < hi) {
       const std::uint64_t mid = lo + (hi - lo + 1) / 2;
-      if (estimate_summary_wire({mid, k}, n).bytes <= budget) lo = mid; else hi = mid - 1;
+      if (estimate_summary_wire({mid, k}, n).bytes <= budget)
+        lo = mid;
+      else
+        hi = mid - 1;
     }
     const filters::BloomParams candidate{lo, k};
     const double fpr = filters::expected_fpr(candidate, n);

@@ -19,9 +19,11 @@ bool AdminNode::start(const AdminNodeOptions& options) {
     "mode": "forward",
     "workers": 2,
     "listen": [{"address": "127.0.0.1", "port": 0}],
-    "admin": {"address": "127.0.0.1", "port": 0, "token": ")" + options.token + R"("},
+    "admin": {"address": "127.0.0.1", "port": 0, "token": ")" +
+                             options.token + R"("},
     )" + options.extra_json + R"(
-    "cache": {"disk": {"path": ")" + (daemon_->dir() / "cache").string() + R"(",
+    "cache": {"disk": {"path": ")" +
+                             (daemon_->dir() / "cache").string() + R"(",
                        "max_bytes": "64MiB"},
               "memory": {"max_bytes": "64MiB"}, "max_object_bytes": "8MiB"},
     "log": {"access_log": "", "level": "info"}

@@ -48,8 +48,8 @@ std::optional<BrowserRun> load_in_chromium(const std::string& url, int budget_ms
       "--disable-background-networking", "--disable-component-update", "--disable-sync",
       "--disable-default-apps", "--disable-extensions", "--no-first-run",
       "--no-default-browser-check", "--metrics-recording-only", "--disable-breakpad",
-      "--enable-logging=stderr", "--v=0",
-      "--virtual-time-budget=" + std::to_string(budget_ms), "--dump-dom", url};
+      "--enable-logging=stderr", "--v=0", "--virtual-time-budget=" + std::to_string(budget_ms),
+      "--dump-dom", url};
   if (browser.start(CHROMIUM_PATH, args)) return std::nullopt;
   const auto exit = browser.stop(0, std::chrono::seconds(45));
   if (!exit || exit->code != 0) return std::nullopt;
@@ -74,8 +74,8 @@ TEST(Dashboard, ChromiumRendersTheSameNumbersAsStatsWithoutConsoleErrors) {
   AdminNode node;
   ASSERT_TRUE(node.start()) << node.failure;
   // One miss and two hits on a, one miss on b: 4 requests, local hit ratio 1/2.
-  for (const char* path : {"/obj/a?max_age=600", "/obj/a?max_age=600", "/obj/a?max_age=600",
-                           "/obj/b?max_age=600"}) {
+  for (const char* path :
+       {"/obj/a?max_age=600", "/obj/a?max_age=600", "/obj/a?max_age=600", "/obj/b?max_age=600"}) {
     auto response = node.fetch(path);
     ASSERT_TRUE(response) << response.error().message();
     ASSERT_EQ(response->status, 200U);
@@ -97,7 +97,8 @@ TEST(Dashboard, ChromiumRendersTheSameNumbersAsStatsWithoutConsoleErrors) {
             after["requests"]["total"].get<double>());
   EXPECT_EQ(after["requests"]["total"].get<double>(), 4);
   const double hit_ratio = after["ratios"]["since_start"]["hit"].get<double>();
-  EXPECT_NEAR(number_of(attribute(run->dom, "hit-ratio-since-start", "data-value")), hit_ratio, 1e-12);
+  EXPECT_NEAR(number_of(attribute(run->dom, "hit-ratio-since-start", "data-value")), hit_ratio,
+              1e-12);
   EXPECT_NEAR(hit_ratio, 0.5, 1e-12);
   EXPECT_EQ(number_of(attribute(run->dom, "filter-k", "data-value")), 4);
   EXPECT_GE(number_of(attribute(run->dom, "chart-samples", "data-value")), 1);

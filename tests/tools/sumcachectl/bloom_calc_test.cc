@@ -99,7 +99,8 @@ TEST(WireEstimate, WireOptimalFitsTheSameBytesWithALowerFpr) {
   EXPECT_LT(best.k, reference.k);
   EXPECT_GT(best.m, reference.m);
   EXPECT_LE(best.m, reference.m * kMaxWireOptimalGrowth);
-  EXPECT_LE(estimate_summary_wire(best, 81920).bytes, estimate_summary_wire(reference, 81920).bytes);
+  EXPECT_LE(estimate_summary_wire(best, 81920).bytes,
+            estimate_summary_wire(reference, 81920).bytes);
   EXPECT_LT(filters::expected_fpr(best, 81920), filters::expected_fpr(reference, 81920) / 2);
 }
 
@@ -107,9 +108,9 @@ TEST(BloomCalc, OutputNamesEveryFigure) {
   auto c = bloom_calc({.entries = 81920, .fpr = 0, .bits_per_entry = 16, .hashes = 4});
   ASSERT_TRUE(c);
   const std::string text = format_bloom_calc(*c);
-  for (const char* needle : {"bits (m)                    1310720", "hashes (k)                  4",
-                             "163840 bytes", "655360 bytes", "summary on the wire",
-                             "compressed-optimal"}) {
+  for (const char* needle :
+       {"bits (m)                    1310720", "hashes (k)                  4", "163840 bytes",
+        "655360 bytes", "summary on the wire", "compressed-optimal"}) {
     EXPECT_NE(text.find(needle), std::string::npos) << needle << "\n" << text;
   }
 }

@@ -63,7 +63,8 @@ TEST(CtlArgs, TokenAndTokenFileExcludeEachOther) {
 }
 
 TEST(CtlArgs, BloomCalcNeedsEntriesAndExactlyOneTarget) {
-  const auto p = parse({"bloom-calc", "--entries", "81920", "--bits-per-entry", "16", "--hashes", "4"});
+  const auto p =
+      parse({"bloom-calc", "--entries", "81920", "--bits-per-entry", "16", "--hashes", "4"});
   ASSERT_EQ(p.error, "");
   EXPECT_EQ(p.command.verb, Verb::bloom_calc);
   EXPECT_EQ(p.command.entries, 81920U);
@@ -72,7 +73,8 @@ TEST(CtlArgs, BloomCalcNeedsEntriesAndExactlyOneTarget) {
   EXPECT_EQ(parse({"bloom-calc", "--entries", "10", "--fpr", "1e-3"}).command.fpr, 1e-3);
   EXPECT_NE(parse({"bloom-calc", "--entries", "10"}).error, "");
   EXPECT_NE(parse({"bloom-calc", "--fpr", "0.01"}).error, "");
-  EXPECT_NE(parse({"bloom-calc", "--entries", "10", "--fpr", "0.01", "--bits-per-entry", "8"}).error, "");
+  EXPECT_NE(
+      parse({"bloom-calc", "--entries", "10", "--fpr", "0.01", "--bits-per-entry", "8"}).error, "");
 }
 
 TEST(CtlArgs, BloomCalcRefusesOutOfRangeNumbers) {

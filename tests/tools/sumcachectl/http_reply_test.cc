@@ -51,18 +51,19 @@ TEST(HttpReply, InterimResponsesAreSkipped) {
 }
 
 TEST(HttpReply, MalformedHeadsAreRefused) {
-  for (const char* raw : {"HTTP/2 200 OK\r\n\r\n", "HTTP/1.1 20 OK\r\n\r\n",
-                          "HTTP/1.1 200 OK\r\nno colon\r\n\r\n",
-                          "HTTP/1.1 200 OK\r\nContent-Length: 1x\r\n\r\n", "SSH-2.0\r\n\r\n"}) {
+  for (const char* raw :
+       {"HTTP/2 200 OK\r\n\r\n", "HTTP/1.1 20 OK\r\n\r\n", "HTTP/1.1 200 OK\r\nno colon\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nContent-Length: 1x\r\n\r\n", "SSH-2.0\r\n\r\n"}) {
     EXPECT_EQ(parse_http_reply(raw, true).error(), CtlErrc::malformed_response) << raw;
   }
 }
 
 TEST(HttpReply, SizesOverTheCapsAreRefusedBeforeTheBytesArrive) {
-  const std::string big_length = "HTTP/1.1 200 OK\r\nContent-Length: " +
-                                 std::to_string(kMaxReplyBodyBytes + 1) + "\r\n\r\n";
+  const std::string big_length =
+      "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(kMaxReplyBodyBytes + 1) + "\r\n\r\n";
   EXPECT_EQ(parse_http_reply(big_length, false).error(), CtlErrc::response_too_large);
-  const std::string big_chunk = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nffffffffff\r\n";
+  const std::string big_chunk =
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nffffffffff\r\n";
   EXPECT_EQ(parse_http_reply(big_chunk, false).error(), CtlErrc::response_too_large);
   const std::string endless_head = "HTTP/1.1 200 OK\r\n" + std::string(kMaxReplyHeadBytes, 'a');
   EXPECT_EQ(parse_http_reply(endless_head, false).error(), CtlErrc::response_too_large);

@@ -61,9 +61,9 @@ TEST_F(SumcachectlDaemon, StatsJsonIsTheDaemonsStatsAndTheTableNamesItsFigures) 
 TEST_F(SumcachectlDaemon, PurgeRemovesACachedUrlThenReportsItNotCached) {
   const std::string url = node_.origin_url("/obj/p?max_age=600");
   std::ofstream(::testing::TempDir() + "/sumcachectl-token") << kToken << "\n";
-  const auto first = sumcachectl(node_.admin_port(),
-                                 {"--token-file", ::testing::TempDir() + "/sumcachectl-token",
-                                  "purge", url});
+  const auto first =
+      sumcachectl(node_.admin_port(),
+                  {"--token-file", ::testing::TempDir() + "/sumcachectl-token", "purge", url});
   EXPECT_EQ(first.code, 0) << first.out << first.err << node_.daemon_log();
   EXPECT_NE(first.out.find("purged"), std::string::npos) << first.out;
   const auto again = sumcachectl(node_.admin_port(), {"--token", kToken, "purge", url});
