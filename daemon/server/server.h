@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "config/config.h"
+#include "daemon/admin/admin_server.h"
 #include "daemon/proxy/proxy_context.h"
 #include "daemon/server/worker.h"
 
@@ -33,6 +34,7 @@ class Server {
  private:
   void reload();
   void drain_and_stop();
+  bool start_admin();
 
   config::Config config_;
   std::filesystem::path config_path_;
@@ -42,6 +44,7 @@ class Server {
   ProxyShared shared_;
   std::vector<std::unique_ptr<Worker>> workers_;
   std::vector<tcp::endpoint> endpoints_;
+  std::unique_ptr<AdminServer> admin_;  // null when admin.enabled is false
   asio::io_context control_;
 };
 

@@ -41,6 +41,7 @@ class Store {
   Store& operator=(const Store&) = delete;
 
   filters::Hash128 hash_key(std::string_view key) const { return options_.hasher(key); }
+  filters::HashId hash_id() const { return options_.hasher.id(); }
 
   // Every variant stored under key. Memory-resident ones carry their body;
   // disk-only ones have body == nullptr (head and meta read from the file's
