@@ -6,6 +6,9 @@
 # with /metrics scraped SCRAPES_PER_SEC times a second (B, default 100), alternating
 # A/B and B/A per round. Prints each run, each round's B/A ratio and the median loss.
 # pinned (default): sumcached on CPU 1 with one worker, wrk and the scraper on CPU 0.
+# Throughput on a shared machine is noisy, so it also measures what the scrapes cost
+# in the daemon's own CPU time with no load (from /proc/PID/stat): that share of a core
+# bounds the loss of a CPU-bound proxy, and other processes cannot inflate it.
 # Needs a Release build (sumcached, test_origin_server), wrk, curl, python3.
 # Stops only the processes it started, by PID; every wait is bounded.
 set -euo pipefail
@@ -73,7 +76,8 @@ cat >"$RUN/sumcache.json" <<CONF
 }
 CONF
 "${SERVER_CPU[@]}" "$BIN" --config "$RUN/sumcache.json" >/dev/null 2>&1 &
-PIDS+=($!)
+DAEMON=$!
+PIDS+=($DAEMON)
 PORT=$(wait_line "$RUN/error.log" 'proxy listening on 127\.0\.0\.1:([0-9]+)')
 ADMIN=$(wait_line "$RUN/error.log" 'admin listening on 127\.0\.0\.1:([0-9]+)')
 URL="http://127.0.0.1:$PORT/obj/bench?size=1024&max_age=3600"
@@ -103,6 +107,22 @@ run() {
   echo "$rps"
 }
 
+# cpu_ticks: user + system clock ticks sumcached has used so far.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$DAEMON/stat"; }
+
+# idle_cpu RATE: the daemon's CPU share of one core over IDLE_SECS while scraped RATE times
+# a second. 20 s: a clock tick (10 ms) is then 0.05% of a core.
+IDLE_SECS=20
+idle_cpu() {
+  local before after
+  before=$(cpu_ticks)
+  if [ "$1" = 0 ]; then sleep "$IDLE_SECS"; else
+    "${CLIENT_CPU[@]}" python3 "$ROOT/bench/admin/scraper.py" "$ADMIN" "$1" "$IDLE_SECS" >/dev/null
+  fi
+  after=$(cpu_ticks)
+  python3 -c "print(f'{($after - $before) / $(getconf CLK_TCK) / $IDLE_SECS:.4f}')"
+}
+
 echo "variant=$VARIANT rounds=$ROUNDS secs=$SECS conns=$CONNS scrapes/s=$RATE" \
      "metrics bytes=$(curl -sf --max-time 5 "http://127.0.0.1:$ADMIN/metrics" | wc -c)"
 ratios=()
@@ -112,9 +132,14 @@ for ((r = 1; r <= ROUNDS; r++)); do
   ratios+=("$ratio")
   echo "round $r: without $a req/s, with scraping $b req/s, ratio $ratio"
 done
-python3 - "${ratios[@]}" <<'PY'
+idle=$(idle_cpu 0)
+scraped=$(idle_cpu "$RATE")
+echo "daemon CPU with no load: $idle of a core idle, $scraped while scraped $RATE/s"
+python3 - "$idle" "$scraped" "${ratios[@]}" <<'PY'
 import statistics, sys
-r = sorted(float(x) for x in sys.argv[1:])
+idle, scraped = float(sys.argv[1]), float(sys.argv[2])
+r = sorted(float(x) for x in sys.argv[3:])
 m = statistics.median(r)
-print(f"median ratio {m:.4f} (min {r[0]:.4f}, max {r[-1]:.4f}): throughput loss {100 * (1 - m):.1f}%")
+print(f"median throughput ratio {m:.4f} (min {r[0]:.4f}, max {r[-1]:.4f}): loss {100 * (1 - m):.1f}%")
+print(f"scrape CPU: {100 * (scraped - idle):.2f}% of one core (bound on the loss of a CPU-bound proxy)")
 PY
