@@ -90,7 +90,10 @@ int purge(const CtlCommand& c, const std::string& token, std::ostream& out, std:
   }
   if (reply->status != 200) {
     err << "sumcachectl: " << describe(request, c.admin) << ": HTTP " << reply->status << " "
-        << (reply->status == 401 ? "(bad or missing token) " : "") << snippet(reply->body) << "\n";
+        << (reply->status == 401   ? "(bad or missing token) "
+            : reply->status == 403 ? "(purge is off without admin.token, or not in admin.allow) "
+                                   : "")
+        << snippet(reply->body) << "\n";
     return kExitError;
   }
   const auto json = nlohmann::json::parse(reply->body, nullptr, false);

@@ -84,6 +84,15 @@ TEST_F(SumcachectlDaemon, PurgeWithAWrongTokenIsAnErrorAndPurgesNothing) {
   EXPECT_EQ(response->header("X-Cache").value_or(""), "HIT");
 }
 
+TEST(SumcachectlNoToken, PurgeIsRefusedWhileTheDaemonHasNoToken) {
+  AdminNode node;
+  ASSERT_TRUE(node.start()) << node.failure;
+  const auto run =
+      sumcachectl(node.admin_port(), {"--token", "any", "purge", node.origin_url("/x")});
+  EXPECT_EQ(run.code, 2);
+  EXPECT_NE(run.err.find("HTTP 403"), std::string::npos) << run.err;
+}
+
 TEST(SumcachectlNoDaemon, AClosedPortIsAnErrorWithTheReason) {
   // Port 1 (tcpmux) is not served on loopback here: the connect is refused.
   const auto run = sumcachectl(1, {"--timeout-ms", "2000", "stats"});
