@@ -39,12 +39,13 @@ std::string format_bloom_calc(const BloomCalc& c) {
   row("bits per entry", line);
   std::snprintf(line, sizeof line, "%.6g", c.expected_fpr);
   row("expected FPR", line);
-  row("plain bit array",
-      std::to_string(c.plain_bytes) + " bytes (" + human_bytes(c.plain_bytes) + ")");
-  row("counting filter (4-bit)",
-      std::to_string(c.counting_bytes) + " bytes (" + human_bytes(c.counting_bytes) + ")");
+  row("plain bit array", std::to_string(c.plain_bytes) + " bytes (" +
+                             human_bytes(static_cast<double>(c.plain_bytes)) + ")");
+  row("counting filter (4-bit)", std::to_string(c.counting_bytes) + " bytes (" +
+                                     human_bytes(static_cast<double>(c.counting_bytes)) + ")");
   std::snprintf(line, sizeof line, "%llu bytes (%s, %s, %.0f set bits expected)",
-                static_cast<unsigned long long>(c.wire.bytes), human_bytes(c.wire.bytes).c_str(),
+                static_cast<unsigned long long>(c.wire.bytes),
+                human_bytes(static_cast<double>(c.wire.bytes)).c_str(),
                 c.wire.raw ? "raw bit array"
                            : ("Rice-coded gaps, r = " + std::to_string(c.wire.rice_bits)).c_str(),
                 c.wire.set_bits);

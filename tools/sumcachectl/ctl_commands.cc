@@ -12,7 +12,7 @@ namespace sumcache::tools {
 namespace {
 
 // The same cap the daemon puts on admin.token_file (docs/configuration.md).
-constexpr std::size_t kMaxTokenFileBytes = 64 * 1024;
+constexpr std::size_t kMaxTokenFileBytes = std::size_t{64} * 1024;
 
 Result<std::string> read_token(const CtlCommand& c) {
   if (c.token_file.empty()) return c.token;

@@ -12,12 +12,12 @@ using nlohmann::json;
 
 // The value at a '.'-separated path, or null when any step is missing.
 const json& at(const json& j, std::string_view path) {
-  static const json kNull;
+  static const json null_value;
   const json* node = &j;
   while (!path.empty()) {
     const auto dot = path.find('.');
     const std::string key(path.substr(0, dot));
-    if (!node->is_object() || !node->contains(key)) return kNull;
+    if (!node->is_object() || !node->contains(key)) return null_value;
     node = &(*node)[key];
     path = dot == std::string_view::npos ? "" : path.substr(dot + 1);
   }
