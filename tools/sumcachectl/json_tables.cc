@@ -111,15 +111,16 @@ std::string format_stats(const json& s) {
           count(at(s, "revalidations.modified")));
   row(out, "bytes", "in " + bytes(at(s, "bytes.in")) + ", out " + bytes(at(s, "bytes.out")));
   out += "\n";
-  std::vector<std::vector<std::string>> ratios{{"hit ratios", "local", "total", "bytes"}};
+  std::vector<std::vector<std::string>> ratios{
+      {"hit ratios", "local", "total", "bytes", "total bytes"}};
   for (const char* window : {"1m", "5m", "since_start"}) {
     const json& r = at(at(s, "ratios"), window);
     ratios.push_back({std::string("  ") + window, pct(at(r, "hit")), pct(at(r, "total_hit")),
-                      pct(at(r, "byte_hit"))});
+                      pct(at(r, "byte_hit")), pct(at(r, "total_byte_hit"))});
   }
   out += table(ratios) + "\n";
   std::vector<std::vector<std::string>> latency{{"latency ms", "count", "p50", "p90", "p99"}};
-  for (const char* kind : {"hit", "miss", "peer_hit"}) {
+  for (const char* kind : {"hit", "miss", "peer_hit", "other"}) {
     const json& l = at(at(s, "latency_ms"), kind);
     latency.push_back({std::string("  ") + kind, count(at(l, "count")), num(at(l, "p50")),
                        num(at(l, "p90")), num(at(l, "p99"))});

@@ -37,12 +37,12 @@ TEST(JsonTables, MissingFieldsShowAsDashesInsteadOfFailing) {
 
 TEST(JsonTables, StatsShowEveryRatioWindowAsPercent) {
   const auto stats = nlohmann::json::parse(R"({"ratios": {
-      "1m": {"hit": 0.5, "total_hit": 0.75, "byte_hit": 0.25},
+      "1m": {"hit": 0.5, "total_hit": 0.75, "byte_hit": 0.25, "total_byte_hit": 0.5},
       "5m": {"hit": 0.1, "total_hit": 0.2, "byte_hit": 0.3},
       "since_start": {"hit": 1, "total_hit": 1, "byte_hit": 0}}})");
   const std::string text = format_stats(stats);
-  EXPECT_TRUE(has(text, "  1m            50.0%   75.0%  25.0%\n")) << text;
-  EXPECT_TRUE(has(text, "  since_start  100.0%  100.0%   0.0%\n")) << text;
+  EXPECT_TRUE(has(text, "  1m            50.0%   75.0%  25.0%        50.0%\n")) << text;
+  EXPECT_TRUE(has(text, "  since_start  100.0%  100.0%   0.0%            -\n")) << text;
 }
 
 TEST(JsonTables, HumanBytesUsesBinaryUnits) {
