@@ -1,5 +1,7 @@
 #include "daemon/admin/admin_session.h"
 
+#include <array>
+
 #include "daemon/admin/admin_handlers.h"
 
 namespace sumcache::daemon {
@@ -59,6 +61,24 @@ AdminRequest to_request(const http::request<http::string_body>& req, const Ip6By
           client_text};
 }
 
+// After an error that leaves the request body unread (413, 431, 400): stop
+// sending, then read and discard what the client still sends, briefly.
+// Closing with unread bytes would send a RST, which can destroy the error
+// response before the client reads it (nginx's lingering_close).
+awaitable<void> lingering_close(beast::tcp_stream& stream) {
+  constexpr std::size_t kMaxDiscard = 1024 * 1024;
+  error_code ec;
+  stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+  std::array<char, 16 * 1024> sink;
+  std::size_t discarded = 0;
+  stream.expires_after(std::chrono::seconds(1));
+  while (!ec && discarded < kMaxDiscard) {
+    auto [read_ec, n] = co_await stream.async_read_some(asio::buffer(sink), use_nothrow);
+    ec = read_ec;
+    discarded += n;
+  }
+}
+
 }  // namespace
 
 awaitable<void> serve_admin_client(AdminContext& context, tcp::socket socket) {
@@ -104,6 +124,10 @@ awaitable<void> serve_admin_client(AdminContext& context, tcp::socket socket) {
     stream.expires_after(limits.client_request_timeout_ms);
     auto [write_ec, written] = co_await http::async_write(stream, message, use_nothrow);
     if (write_ec) break;
+    if (read_ec) {
+      co_await lingering_close(stream);
+      co_return;
+    }
   }
   stream.socket().shutdown(tcp::socket::shutdown_send, ec);
 }

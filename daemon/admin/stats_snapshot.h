@@ -46,7 +46,8 @@ struct StatsSnapshot {
   std::uint64_t peer_requests = 0;
   std::uint64_t peer_false_hits = 0;
   std::uint64_t peer_errors = 0;
-  std::array<RatioFigures, 3> ratios;  // 1m, 5m, since_start
+  std::array<RatioFigures, 3> ratios{RatioFigures{"1m", {}}, RatioFigures{"5m", {}},
+                                     RatioFigures{"since_start", {}}};
   std::array<HistogramSnapshot, kLatencyClasses> latency;
 
   StoreStats store;

@@ -45,6 +45,9 @@ int run_daemon(config::Config config, const std::string& config_path) {
   sigset_t signals;
   sigemptyset(&signals);
   for (int s : {SIGTERM, SIGINT, SIGHUP, SIGUSR1}) sigaddset(&signals, s);
+  // Before the store starts its disk writer thread: a thread with these
+  // unblocked would take a startup signal with the default action (exit).
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   ::signal(SIGPIPE, SIG_IGN);
 
   Logger log(static_cast<LogLevel>(config.log.level), config.log.error_log);
@@ -70,11 +73,8 @@ int run_daemon(config::Config config, const std::string& config_path) {
            std::to_string(loaded.disk_bytes) + " bytes on disk)");
   CacheService cache(**store, cache_policy(config));
   Server server(config, config_path, log, access_log, &cache);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  const bool started = server.start();
-  pthread_sigmask(SIG_UNBLOCK, &signals, nullptr);
-  if (!started) return 1;
-  server.run();
+  if (!server.start()) return 1;
+  server.run();  // unblocks them once its handlers are in place
   return 0;
 }
 

@@ -161,6 +161,13 @@ void Server::run() {
   };
   hup.async_wait(on_hup);
   usr1.async_wait(on_usr1);
+  // run_daemon blocked these signals before start(). Unblocking them only now
+  // keeps one sent during startup pending until a handler is here to take it;
+  // before, it could arrive with the default action and kill the process.
+  sigset_t signals;
+  sigemptyset(&signals);
+  for (int s : {SIGTERM, SIGINT, SIGHUP, SIGUSR1}) sigaddset(&signals, s);
+  pthread_sigmask(SIG_UNBLOCK, &signals, nullptr);
   while (!stopping) control_.run_one();
   drain_and_stop();
 }

@@ -26,7 +26,8 @@ class Server {
 
   // Binds every listener; a failure names the address and step, and nothing runs.
   bool start();
-  // Blocks until a stop signal has drained the workers.
+  // Blocks until a stop signal has drained the workers. Unblocks SIGTERM,
+  // SIGINT, SIGHUP and SIGUSR1 in the calling thread once its handlers exist.
   void run();
   const std::vector<tcp::endpoint>& proxy_endpoints() const { return endpoints_; }
   ProxyShared& shared() { return shared_; }
