@@ -161,7 +161,9 @@ void write_filter(W& w, const StatsSnapshot& s) {
 
 std::string result_label(CacheResult r) {
   std::string label = to_string(r);
-  for (char& c : label) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (char& c : label) {
+    c = c == '-' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
   return label;
 }
 
