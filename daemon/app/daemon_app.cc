@@ -56,6 +56,9 @@ int run_daemon(config::Config config, const std::string& config_path) {
   sigset_t signals;
   sigemptyset(&signals);
   for (int s : {SIGTERM, SIGINT, SIGHUP, SIGUSR1}) sigaddset(&signals, s);
+  // Before the store starts its disk writer thread: a thread with these
+  // unblocked would take a startup signal with the default action (exit).
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   ::signal(SIGPIPE, SIG_IGN);
 
   Logger log(static_cast<LogLevel>(config.log.level), config.log.error_log);
@@ -95,12 +98,11 @@ int run_daemon(config::Config config, const std::string& config_path) {
     peers = std::make_unique<PeerService>(config, **store, log);
     cache.set_peers(peers.get());
     server.on_reload([&peers](const config::Config& c) { peers->apply_live(c); });
+    server.shared().peer_status = [&peers] { return peers->status(); };
   }
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  const bool started = (!peers || peers->start()) && server.start();
-  pthread_sigmask(SIG_UNBLOCK, &signals, nullptr);
-  if (!started) return 1;
-  server.run();
+  if (peers && !peers->start()) return 1;
+  if (!server.start()) return 1;
+  server.run();  // unblocks them once its handlers are in place
   if (peers) peers->stop();
   return 0;
 }

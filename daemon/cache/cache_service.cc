@@ -96,6 +96,7 @@ awaitable<unsigned> CacheService::serve_stored(CacheRequest& r, const Candidate&
   HitRequest hit{r.head_method, r.parser.get().version(), r.conditional, r.ranged, &r.headers,
                  r.now, r.settings.config.limits.upstream_io_timeout_ms};
   r.record.result = result;
+  r.record.from_disk = !c.object->body;
   r.record.hierarchy = "NONE";
   co_return co_await write_hit(r.client, hit, *c.object, *body, age, to_string(result));
 }

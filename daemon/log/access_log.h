@@ -23,6 +23,7 @@ struct AccessRecord {
   unsigned status = 0;
   std::uint64_t bytes = 0;  // sent to the client, head included
   CacheResult result = CacheResult::miss;
+  bool from_disk = false;  // a stored body read from the disk tier
   std::string hierarchy = "NONE";  // "DIRECT/host", "PEER/id" or "NONE"
   std::string content_type;
   std::string referer;

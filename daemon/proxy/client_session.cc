@@ -1,5 +1,6 @@
 #include "daemon/proxy/client_session.h"
 
+#include "daemon/admin/proxy_purge.h"
 #include "daemon/http/hop_by_hop.h"
 #include "daemon/cache/cache_service.h"
 #include "daemon/proxy/client_connection.h"
@@ -122,6 +123,9 @@ awaitable<unsigned> dispatch(WorkerContext& worker, const Settings& settings,
   const Route& route = std::get<Route>(routed);
   record.url = route.kind == RouteKind::tunnel ? std::string(req.target()) : route.cache_key;
   record.hierarchy = "DIRECT/" + route.upstream.host;
+  if (req.method() == http::verb::purge) {
+    co_return co_await serve_purge_method(worker, settings, client, route, version, record);
+  }
   if (route.kind == RouteKind::tunnel) {
     record.result = CacheResult::tunnel;
     co_return co_await run_tunnel(worker, settings, client, route);
@@ -193,6 +197,7 @@ awaitable<void> serve_client(WorkerContext& worker, tcp::socket socket) {
       status = co_await send_error(client, *settings, failure->first, failure->second, 11);
     } else {
       shared.stats.requests.fetch_add(1, std::memory_order_relaxed);
+      shared.stats.bytes_in.fetch_add(n, std::memory_order_relaxed);
       fill_record(record, client, parser.get());
       client.keep_alive = parser.get().keep_alive() && !shared.draining.load();
       if (!settings->clients.allows(client.address)) {
@@ -206,12 +211,16 @@ awaitable<void> serve_client(WorkerContext& worker, tcp::socket socket) {
       }
       // An unread request body leaves no way to find the next request.
       if (!parser.is_done()) client.keep_alive = false;
+      if (parser.is_done() && parser.content_length()) {
+        shared.stats.bytes_in.fetch_add(*parser.content_length(), std::memory_order_relaxed);
+      }
     }
     record.status = status;
     record.bytes = client.bytes_out - bytes_before;
     record.elapsed = std::chrono::duration_cast<std::chrono::microseconds>(
         std::chrono::steady_clock::now() - started);
     shared.stats.count(record.result, status);
+    shared.metrics.record(record);
     shared.stats.bytes_out.fetch_add(record.bytes, std::memory_order_relaxed);
     shared.access_log.write(record);
   }

@@ -4,14 +4,18 @@
 // worker's state (upstream pool, TLS context). No globals: the Server owns all.
 
 #include <atomic>
+#include <chrono>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <set>
 
 #include "config/config.h"
+#include "daemon/admin/request_metrics.h"
 #include "daemon/log/access_log.h"
 #include "daemon/log/logger.h"
 #include "daemon/net/cidr.h"
+#include "daemon/peer/peer_status.h"
 #include "daemon/proxy/proxy_stats.h"
 #include "daemon/upstream/upstream_pool.h"
 
@@ -23,6 +27,7 @@ class CacheService;
 struct Settings {
   config::Config config;
   AccessList clients;
+  AccessList admin_clients;  // admin.allow: the admin listener and the PURGE method
   std::string via;  // our Via member, "1.1 <node-id>"
 };
 
@@ -54,6 +59,11 @@ struct ProxyShared {
   ProxyStats stats;
   std::atomic<bool> draining{false};
   std::atomic<std::uint32_t> connections{0};
+  RequestMetrics metrics;  // what the admin endpoint adds to `stats`
+  // The peer table for GET /peers; empty: no peers. Set before Server::start.
+  std::function<PeerStatusList()> peer_status;
+  std::atomic<bool> listening{false};  // every proxy listener is accepting
+  const std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
 };
 
 struct ClientConnection;

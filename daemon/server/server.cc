@@ -65,6 +65,7 @@ std::shared_ptr<const Settings> make_settings(const config::Config& config) {
   settings->config = config;
   // The config loader has validated every entry, so build cannot fail here.
   AccessList::build(config.access.allow_clients, settings->clients);
+  AccessList::build(config.admin.allow, settings->admin_clients);
   settings->via = via_entry("1.1", config.node.id);
   return settings;
 }
@@ -85,6 +86,7 @@ Server::Server(config::Config config, std::filesystem::path config_path, Logger&
 }
 
 Server::~Server() {
+  if (admin_) admin_->stop();
   for (auto& worker : workers_) worker->stop();
 }
 
@@ -114,7 +116,31 @@ bool Server::start() {
               std::to_string(endpoint.port()) + " (" + std::to_string(count) + " workers, " +
               (config_.mode == config::Mode::forward ? "forward" : "reverse") + " mode)");
   }
+  if (!start_admin()) return false;
   for (auto& worker : workers_) worker->start();
+  shared_.listening = true;
+  if (admin_) admin_->start();
+  return true;
+}
+
+// Binds the admin listener before any worker runs: a failed bind stops startup.
+bool Server::start_admin() {
+  const auto& admin = config_.admin;
+  if (!admin.enabled) return true;
+  std::vector<Worker*> workers;
+  for (auto& worker : workers_) workers.push_back(worker.get());
+  admin_ = std::make_unique<AdminServer>(shared_, std::move(workers));
+  error_code ec;
+  tcp::endpoint endpoint(asio::ip::make_address(admin.address, ec), admin.port);
+  tcp::endpoint bound;
+  std::string step;
+  if (ec || (ec = admin_->listen(endpoint, bound, step))) {
+    log_.error("cannot listen on admin " + admin.address + ":" + std::to_string(admin.port) +
+               " (" + (step.empty() ? "address" : step) + "): " + ec.message());
+    return false;
+  }
+  log_.info("admin listening on " + bound.address().to_string() + ":" +
+            std::to_string(bound.port()));
   return true;
 }
 
@@ -145,6 +171,13 @@ void Server::run() {
   };
   hup.async_wait(on_hup);
   usr1.async_wait(on_usr1);
+  // run_daemon blocked these signals before start(). Unblocking them only now
+  // keeps one sent during startup pending until a handler is here to take it;
+  // before, it could arrive with the default action and kill the process.
+  sigset_t signals;
+  sigemptyset(&signals);
+  for (int s : {SIGTERM, SIGINT, SIGHUP, SIGUSR1}) sigaddset(&signals, s);
+  pthread_sigmask(SIG_UNBLOCK, &signals, nullptr);
   while (!stopping) control_.run_one();
   drain_and_stop();
 }
@@ -158,6 +191,7 @@ void Server::drain_and_stop() {
   }
   const auto left = shared_.connections.load();
   if (left > 0) log_.warn(std::to_string(left) + " connections still open at the drain deadline");
+  if (admin_) admin_->stop();
   for (auto& worker : workers_) worker->stop();
   log_.info("stopped");
 }

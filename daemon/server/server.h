@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "config/config.h"
+#include "daemon/admin/admin_server.h"
 #include "daemon/proxy/proxy_context.h"
 #include "daemon/server/worker.h"
 
@@ -26,7 +27,8 @@ class Server {
 
   // Binds every listener; a failure names the address and step, and nothing runs.
   bool start();
-  // Blocks until a stop signal has drained the workers.
+  // Blocks until a stop signal has drained the workers. Unblocks SIGTERM,
+  // SIGINT, SIGHUP and SIGUSR1 in the calling thread once its handlers exist.
   void run();
   const std::vector<tcp::endpoint>& proxy_endpoints() const { return endpoints_; }
   ProxyShared& shared() { return shared_; }
@@ -36,6 +38,7 @@ class Server {
  private:
   void reload();
   void drain_and_stop();
+  bool start_admin();
 
   config::Config config_;
   std::filesystem::path config_path_;
@@ -45,6 +48,7 @@ class Server {
   ProxyShared shared_;
   std::vector<std::unique_ptr<Worker>> workers_;
   std::vector<tcp::endpoint> endpoints_;
+  std::unique_ptr<AdminServer> admin_;  // null when admin.enabled is false
   asio::io_context control_;
   std::function<void(const config::Config&)> reload_hook_;
 };

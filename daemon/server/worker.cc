@@ -2,6 +2,8 @@
 
 #include <sched.h>
 
+#include <future>
+
 #include "daemon/proxy/client_connection.h"
 #include "daemon/proxy/client_session.h"
 #include "daemon/server/listener.h"
@@ -87,6 +89,14 @@ void Worker::begin_drain() {
 
 void Worker::set_upstream_timeouts(const UpstreamTimeouts& timeouts) {
   asio::post(io_, [this, timeouts] { pool_.set_timeouts(timeouts); });
+}
+
+std::optional<UpstreamPoolStats> Worker::upstream_stats(std::chrono::milliseconds timeout) {
+  auto promise = std::make_shared<std::promise<UpstreamPoolStats>>();
+  auto answer = promise->get_future();
+  asio::post(io_, [this, promise] { promise->set_value(pool_.stats()); });
+  if (answer.wait_for(timeout) != std::future_status::ready) return std::nullopt;
+  return answer.get();
 }
 
 void Worker::stop() {

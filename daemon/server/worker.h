@@ -3,7 +3,9 @@
 // proxy listener, and its own upstream pool. Connections stay on the thread
 // that accepted them; nothing on the data path takes a cross-thread lock.
 
+#include <chrono>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -28,6 +30,9 @@ class Worker {
   void stop();
   // From any thread: new upstream timeouts after a reload.
   void set_upstream_timeouts(const UpstreamTimeouts& timeouts);
+  // From another thread: the pool's figures, read on this worker's thread;
+  // nullopt when it does not answer within `timeout` (stopped or busy).
+  std::optional<UpstreamPoolStats> upstream_stats(std::chrono::milliseconds timeout);
 
  private:
   awaitable<void> accept_loop(tcp::acceptor& acceptor);

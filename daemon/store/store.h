@@ -42,6 +42,7 @@ class Store {
 
   filters::Hash128 hash_key(std::string_view key) const { return options_.hasher(key); }
   const filters::Hasher& hasher() const { return options_.hasher; }
+  filters::HashId hash_id() const { return options_.hasher.id(); }
 
   // Every variant stored under key. Memory-resident ones carry their body;
   // disk-only ones have body == nullptr (head and meta read from the file's

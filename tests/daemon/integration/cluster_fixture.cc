@@ -26,7 +26,8 @@ std::string node_config(const ClusterNode& self, const std::vector<ClusterNode>&
     "mode": "forward",
     "workers": 2,
     "listen": [{"address": "127.0.0.1", "port": )" + std::to_string(self.http_port) + R"(}],
-    "admin": {"enabled": false},
+    "admin": {"address": "127.0.0.1", "port": )" + std::to_string(self.admin_port) +
+         R"(, "token": ")" + kAdminToken + R"("},
     "cache": {"disk": {"enabled": )" + (o.disk ? "true" : "false") + R"(, "path": ")" +
          (dir / "cache").string() + R"(", "max_bytes": "64MiB"},
               "memory": {"max_bytes": "64MiB"}, "max_object_bytes": "8MiB"},
@@ -69,6 +70,7 @@ bool ClusterTest::start_cluster(const ClusterOptions& options) {
     nodes_[i].http_port = free_port();
     nodes_[i].peer_port = free_port();
     nodes_[i].icp_port = free_port();
+    nodes_[i].admin_port = free_port();
     nodes_[i].secret = options.secret;
   }
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
@@ -110,6 +112,21 @@ ClientResponse ClusterTest::fetch(std::size_t node, const std::string& path, Hea
   auto response = client.send({.method = method, .target = origin_url(path),
                                .headers = std::move(headers), .body = {}});
   EXPECT_TRUE(response.ok()) << method << " " << path << " at " << nodes_[node].id << ": "
+                             << response.error().message();
+  return response.ok() ? std::move(response).value() : ClientResponse{};
+}
+
+ClientResponse ClusterTest::admin(std::size_t node, const std::string& target,
+                                  const std::string& method, const std::string& body,
+                                  bool authorized) {
+  HttpClient client({.host = "127.0.0.1", .port = nodes_[node].admin_port,
+                     .timeout = std::chrono::seconds(10), .reuse_connection = false});
+  HeaderList headers;
+  if (authorized) headers.push_back({"Authorization", std::string("Bearer ") + kAdminToken});
+  if (!body.empty()) headers.push_back({"Content-Type", "application/json"});
+  auto response = client.send({.method = method, .target = target, .headers = std::move(headers),
+                               .body = body});
+  EXPECT_TRUE(response.ok()) << method << " " << target << " at " << nodes_[node].id << " admin: "
                              << response.error().message();
   return response.ok() ? std::move(response).value() : ClientResponse{};
 }

@@ -32,6 +32,7 @@ struct ClusterNode {
   std::uint16_t http_port = 0;
   std::uint16_t peer_port = 0;
   std::uint16_t icp_port = 0;
+  std::uint16_t admin_port = 0;
   std::string secret;
   std::filesystem::path config;
   std::unique_ptr<DaemonProcess> process;
@@ -50,6 +51,10 @@ class ClusterTest : public ::testing::Test {
   ClientResponse fetch(std::size_t node, const std::string& path, HeaderList headers = {},
                        const std::string& method = "GET");
   std::string origin_url(const std::string& path) const;
+  // A request to node's admin endpoint (token kAdminToken when `authorized`).
+  ClientResponse admin(std::size_t node, const std::string& target,
+                       const std::string& method = "GET", const std::string& body = "",
+                       bool authorized = false);
   std::string log_of(std::size_t node) const;
   std::string access_log_of(std::size_t node) const;
   // Waits until node's access log holds `needle` at least n times (a line is
@@ -65,6 +70,8 @@ class ClusterTest : public ::testing::Test {
   std::string tls_json_;  // the "tls" member of "cluster", when options_.tls
   std::vector<ClusterNode> nodes_;
 };
+
+inline constexpr const char* kAdminToken = "cluster-admin-token-0123456789";
 
 std::size_t count_matches(const std::string& text, const std::string& needle);
 

@@ -22,7 +22,7 @@ bool ProxyTest::start_proxy(const ProxyOptions& options) {
     "mode": ")" + options.mode + R"(",
     "workers": 2,
     "listen": [{"address": "127.0.0.1", "port": 0}],
-    "admin": {"enabled": false},
+    "admin": )" + options.admin_json + R"(,
     )" + reverse + options.extra_json + R"(
     "cache": {"disk": {"path": ")" + cache_dir().string() + R"(", "max_bytes": "64MiB"},
               "memory": {"max_bytes": "64MiB"}, "max_object_bytes": "8MiB"},

@@ -18,6 +18,7 @@ struct ProxyOptions {
   std::string extra_json{};  // more top-level fields, each followed by a comma
   std::string origin_url{};  // reverse mode: defaults to the test origin
   std::string reverse_tls_json{};  // reverse mode: the "tls" object, when the origin is https
+  std::string admin_json = R"({"enabled": false})";  // the "admin" object
 };
 
 class ProxyTest : public ::testing::Test {

@@ -1,0 +1,131 @@
+#include "daemon/admin/admin_handlers.h"
+
+#include "config/config_json.h"
+#include "daemon/admin/admin_routes.h"
+#include "daemon/admin/dashboard_page.h"
+#include "daemon/admin/metrics_text.h"
+#include "daemon/admin/purge_request.h"
+#include "daemon/admin/stats_collect.h"
+#include "daemon/admin/stats_json.h"
+#include "daemon/admin/token_check.h"
+#include "daemon/cache/cache_service.h"
+#include "daemon/server/worker.h"
+
+namespace sumcache::daemon {
+namespace {
+
+// A worker busy with one long step still answers within this; one that does
+// not is left out of the upstream figures rather than holding up /stats.
+constexpr std::chrono::milliseconds kWorkerAnswer{200};
+
+template <class Json>
+AdminResponse json_response(unsigned status, const Json& body) {
+  return {status, "application/json", body.dump(2) + "\n", {}};
+}
+
+AdminResponse text_response(unsigned status, std::string body) {
+  return {status, "text/plain; charset=utf-8", std::move(body), {}};
+}
+
+StatsSnapshot full_snapshot(AdminContext& context) {
+  StatsSnapshot s = collect_stats(context.shared, context.window, context.now_seconds());
+  for (Worker* worker : context.workers) {
+    if (auto pool = worker->upstream_stats(kWorkerAnswer)) {
+      s.upstream.connects += pool->connects;
+      s.upstream.connect_failures += pool->connect_failures;
+      s.upstream.reuses += pool->reuses;
+      s.upstream.idle += pool->idle;
+    }
+  }
+  return s;
+}
+
+AdminResponse readiness(const ProxyShared& shared) {
+  if (shared.draining.load()) return admin_error(503, "draining: the daemon is stopping");
+  if (!shared.listening.load()) return admin_error(503, "the proxy listeners are not up yet");
+  if (shared.cache == nullptr) return admin_error(503, "no cache store is loaded");
+  return text_response(200, "ready\n");
+}
+
+AdminResponse purge(AdminContext& context, const AdminRequest& request) {
+  std::string why;
+  const auto target = parse_purge_body(request.content_type, request.body, why);
+  if (!target) return admin_error(400, why);
+  CacheService* cache = context.shared.cache;
+  const std::size_t purged = cache != nullptr ? cache->purge(target->cache_key) : 0;
+  context.shared.log.info("admin: purge of " + target->cache_key + " by " + request.client_text +
+                          ": " + std::to_string(purged) + " objects removed");
+  const nlohmann::ordered_json body = {
+      {"purged", purged}, {"url", target->url}, {"key", target->cache_key}};
+  return json_response(purged > 0 ? 200 : 404, body);
+}
+
+AdminResponse unauthorized(TokenCheck check) {
+  if (check == TokenCheck::not_configured) return admin_error(403, "no admin token configured");
+  AdminResponse r = admin_error(401, check == TokenCheck::missing
+                                         ? "this path needs Authorization: Bearer <admin token>"
+                                         : "the bearer token is not the admin token");
+  // RFC 6750 §3: the challenge; invalid_token only when a token was offered.
+  r.fields.emplace_back("WWW-Authenticate",
+                        check == TokenCheck::missing
+                            ? R"(Bearer realm="sumcached")"
+                            : R"(Bearer realm="sumcached", error="invalid_token")");
+  return r;
+}
+
+AdminResponse serve(AdminContext& context, AdminEndpoint endpoint, const AdminRequest& request,
+                    const Settings& settings) {
+  switch (endpoint) {
+    case AdminEndpoint::dashboard:
+      return {200, "text/html; charset=utf-8", std::string(dashboard_html()), {}};
+    case AdminEndpoint::stats:
+      return json_response(200, stats_json(full_snapshot(context)));
+    case AdminEndpoint::metrics:
+      return {200, kMetricsContentType, metrics_text(full_snapshot(context)), {}};
+    case AdminEndpoint::peers:
+      return json_response(200, peers_json(context.shared.peer_status ? context.shared.peer_status()
+                                                                      : PeerStatusList{}));
+    case AdminEndpoint::filter:
+      return json_response(
+          200, filter_json(collect_stats(context.shared, context.window, context.now_seconds())));
+    case AdminEndpoint::healthz:
+      return text_response(200, "ok\n");
+    case AdminEndpoint::readyz:
+      return readiness(context.shared);
+    case AdminEndpoint::config:
+      return json_response(200, config::to_json(settings.config, true));
+    case AdminEndpoint::purge:
+      return purge(context, request);
+  }
+  return admin_error(404, "no such admin path");
+}
+
+}  // namespace
+
+AdminResponse admin_error(unsigned status, std::string_view why) {
+  const auto reason = http::obsolete_reason(static_cast<http::status>(status));
+  return text_response(
+      status, std::to_string(status) + " " + std::string(reason) + ": " + std::string(why) + "\n");
+}
+
+AdminResponse handle_admin(AdminContext& context, const AdminRequest& request) {
+  const auto settings = context.shared.settings.get();
+  if (!settings->admin_clients.allows(request.client)) {
+    return admin_error(403, "client " + request.client_text + " is not in admin.allow");
+  }
+  const AdminRoute route = route_admin(request.method, request.target);
+  if (route.status == 404) return admin_error(404, "no such admin path");
+  if (route.status == 405) {
+    AdminResponse r = admin_error(405, request.method + " is not allowed here");
+    r.fields.emplace_back("Allow", std::string(route.allow));
+    return r;
+  }
+  if (route.changes_state) {
+    const TokenCheck check =
+        check_bearer_token(request.authorization, settings->config.admin.token);
+    if (check != TokenCheck::ok) return unauthorized(check);
+  }
+  return serve(context, route.endpoint, request, *settings);
+}
+
+}  // namespace sumcache::daemon

@@ -1,0 +1,32 @@
+#pragma once
+// Which admin endpoint a request line names, and what the method rules say:
+// a pure decision, so the 404/405 rules are tested without sockets. Reads
+// take GET and HEAD; the one state-changing path, /purge, takes POST.
+
+#include <string_view>
+
+namespace sumcache::daemon {
+
+enum class AdminEndpoint {
+  dashboard,
+  stats,
+  metrics,
+  peers,
+  filter,
+  healthz,
+  readyz,
+  config,
+  purge
+};
+
+struct AdminRoute {
+  unsigned status = 404;  // 200: serve `endpoint`; 404 unknown path; 405 wrong method
+  AdminEndpoint endpoint = AdminEndpoint::dashboard;
+  std::string_view allow;      // the Allow field for a 405 (RFC 9110 §15.5.6)
+  bool changes_state = false;  // needs the bearer token
+};
+
+// `target`: the request-target; its query, if any, is ignored.
+AdminRoute route_admin(std::string_view method, std::string_view target);
+
+}  // namespace sumcache::daemon

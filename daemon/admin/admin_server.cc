@@ -1,0 +1,80 @@
+#include "daemon/admin/admin_server.h"
+
+#include "daemon/admin/admin_session.h"
+#include "daemon/server/listener.h"
+
+namespace sumcache::daemon {
+namespace {
+
+// Enough for a dashboard, a scraper and an operator's shell at once; more
+// from the allowed networks would only be an accident or an attack.
+constexpr std::uint32_t kMaxSessions = 64;
+
+}  // namespace
+
+AdminServer::AdminServer(ProxyShared& shared, std::vector<Worker*> workers)
+    : io_(std::make_unique<asio::io_context>(1)),
+      acceptor_(std::make_unique<tcp::acceptor>(*io_)),
+      context_(shared, std::move(workers)) {}
+
+AdminServer::~AdminServer() {
+  stop();
+  acceptor_.reset();
+  io_.reset();
+}
+
+error_code AdminServer::listen(const tcp::endpoint& endpoint, tcp::endpoint& bound,
+                               std::string& failed_step) {
+  if (auto ec = open_acceptor(*acceptor_, endpoint, false, failed_step)) return ec;
+  error_code ec;
+  bound = acceptor_->local_endpoint(ec);
+  if (ec) failed_step = "getsockname";
+  return ec;
+}
+
+void AdminServer::start() {
+  asio::co_spawn(*io_, accept_loop(), asio::detached);
+  asio::co_spawn(*io_, sample_loop(), asio::detached);
+  thread_ = std::thread([this] { io_->run(); });
+}
+
+void AdminServer::stop() {
+  if (!io_) return;
+  io_->stop();
+  if (thread_.joinable()) thread_.join();
+}
+
+awaitable<void> AdminServer::accept_loop() {
+  for (;;) {
+    auto [ec, socket] = co_await acceptor_->async_accept(use_nothrow);
+    if (ec == asio::error::operation_aborted || !acceptor_->is_open()) co_return;
+    if (ec) {
+      context_.shared.log.warn("admin: accept failed: " + ec.message());
+      asio::steady_timer pause(*io_, std::chrono::milliseconds(50));
+      co_await pause.async_wait(use_nothrow);
+      continue;
+    }
+    if (context_.sessions >= kMaxSessions) {
+      context_.shared.log.warn("admin: " + std::to_string(kMaxSessions) +
+                               " sessions open; connection closed");
+      continue;
+    }
+    asio::co_spawn(*io_, serve_admin_client(context_, std::move(socket)), asio::detached);
+  }
+}
+
+// Once a second: the cumulative ratio counters into the 1 s ring.
+awaitable<void> AdminServer::sample_loop() {
+  asio::steady_timer timer(*io_);
+  auto next = std::chrono::steady_clock::now();
+  for (;;) {
+    context_.window.sample(context_.now_seconds(),
+                           window_totals(context_.shared.stats, context_.shared.metrics));
+    next += std::chrono::seconds(1);
+    timer.expires_at(next);
+    auto [ec] = co_await timer.async_wait(use_nothrow);
+    if (ec) co_return;
+  }
+}
+
+}  // namespace sumcache::daemon

@@ -1,0 +1,88 @@
+#include "daemon/admin/metrics_peers.h"
+
+#include "daemon/admin/stats_snapshot.h"
+
+namespace sumcache::daemon {
+namespace {
+
+using Field = double (*)(const PeerStatus&);
+
+struct PeerFamily {
+  const char* name;
+  const char* type;
+  const char* help;
+  Field value;
+};
+
+double num(std::uint64_t v) { return static_cast<double>(v); }
+
+// Families with one plain series per peer; state and the two-way counters
+// carry a second label and are written apart.
+constexpr PeerFamily kFamilies[] = {
+    {"sumcache_peer_filter_age_seconds", "gauge", "Age of the peer's summary held here.",
+     [](const PeerStatus& p) { return p.summary_age_seconds; }},
+    {"sumcache_peer_filter_expired", "gauge", "1 when the summary is too old to use.",
+     [](const PeerStatus& p) { return p.summary_expired ? 1.0 : 0.0; }},
+    {"sumcache_peer_filter_epoch", "gauge", "The summary's epoch (changes when the peer restarts).",
+     [](const PeerStatus& p) { return num(p.summary_epoch); }},
+    {"sumcache_peer_filter_sequence", "gauge", "The summary's version within its epoch.",
+     [](const PeerStatus& p) { return num(p.summary_sequence); }},
+    {"sumcache_peer_filter_entries", "gauge", "Keys the peer says its summary holds.",
+     [](const PeerStatus& p) { return num(p.entries); }},
+    {"sumcache_peer_filter_size", "gauge", "Bits (m) of the peer's summary.",
+     [](const PeerStatus& p) { return num(p.m); }},
+    {"sumcache_peer_filter_hashes", "gauge", "Hash probes per key (k) of the peer's summary.",
+     [](const PeerStatus& p) { return num(p.k); }},
+    {"sumcache_peer_filter_fill_ratio", "gauge", "Set bits / m of the peer's summary.",
+     [](const PeerStatus& p) { return p.fill_ratio; }},
+    {"sumcache_peer_filter_estimated_fpr", "gauge", "fill_ratio^k of the peer's summary.",
+     [](const PeerStatus& p) { return p.estimated_fpr; }},
+    {"sumcache_peer_requests_total", "counter",
+     "Object requests sent after a summary claimed a key.",
+     [](const PeerStatus& p) { return num(p.requests_sent); }},
+    {"sumcache_peer_true_hits_total", "counter", "Peer requests answered with the object.",
+     [](const PeerStatus& p) { return num(p.true_hits); }},
+    {"sumcache_peer_false_hits_total", "counter", "Peer requests answered 504: a false hit.",
+     [](const PeerStatus& p) { return num(p.false_hits); }},
+    {"sumcache_peer_request_errors_total", "counter", "Peer requests with no usable answer.",
+     [](const PeerStatus& p) { return num(p.request_errors); }},
+    {"sumcache_peer_messages_rejected_total", "counter",
+     "Summary or ICP messages from the peer that failed checks.",
+     [](const PeerStatus& p) { return num(p.messages_rejected); }},
+    {"sumcache_peer_rtt_seconds", "gauge", "Smoothed round-trip time to the peer (0: unmeasured).",
+     [](const PeerStatus& p) { return p.rtt_ms / 1000.0; }},
+};
+
+void write_two_way(PrometheusWriter& w, const PeerStatusList& peers, const char* name,
+                   const char* help, std::uint64_t PeerStatus::*sent,
+                   std::uint64_t PeerStatus::*received) {
+  w.family(name, "counter", help);
+  for (const auto& p : peers) {
+    w.sample(name, {{"peer", p.id}, {"direction", "sent"}}, p.*sent);
+    w.sample(name, {{"peer", p.id}, {"direction", "received"}}, p.*received);
+  }
+}
+
+}  // namespace
+
+void write_peer_metrics(PrometheusWriter& w, const PeerStatusList& peers) {
+  w.family("sumcache_peer_state", "gauge", "1 for the peer's current state (up, suspect, down).");
+  for (const auto& p : peers) {
+    for (PeerState state : {PeerState::up, PeerState::suspect, PeerState::down}) {
+      w.sample("sumcache_peer_state", {{"peer", p.id}, {"state", to_string(state)}},
+               std::uint64_t{p.state == state});
+    }
+  }
+  for (const PeerFamily& f : kFamilies) {
+    w.family(f.name, f.type, f.help);
+    for (const auto& p : peers) w.sample(f.name, {{"peer", p.id}}, f.value(p));
+  }
+  write_two_way(w, peers, "sumcache_peer_messages_total",
+                "Summary and ICP messages exchanged with the peer.", &PeerStatus::messages_sent,
+                &PeerStatus::messages_received);
+  write_two_way(w, peers, "sumcache_peer_bytes_total",
+                "Bytes of summary and ICP messages exchanged with the peer.",
+                &PeerStatus::bytes_sent, &PeerStatus::bytes_received);
+}
+
+}  // namespace sumcache::daemon

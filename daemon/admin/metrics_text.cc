@@ -1,0 +1,186 @@
+#include "daemon/admin/metrics_text.h"
+
+#include <cctype>
+#include <charconv>
+
+#include "daemon/admin/metrics_peers.h"
+#include "daemon/admin/prometheus_writer.h"
+#include "daemon/admin/stats_json.h"
+
+namespace sumcache::daemon {
+namespace {
+
+using W = PrometheusWriter;
+
+double as_double(std::uint64_t v) { return static_cast<double>(v); }
+
+// Histogram bounds in seconds, fixed notation as Prometheus users expect
+// ("0.000512", not "5.12e-04").
+std::string le_label(std::uint64_t micros) {
+  char buffer[32];
+  const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, as_double(micros) / 1e6,
+                                       std::chars_format::fixed);
+  return ec == std::errc{} ? std::string(buffer, end) : "+Inf";
+}
+
+void write_requests(W& w, const StatsSnapshot& s) {
+  w.family("sumcache_requests_total", "counter", "Client requests by cache result.");
+  for (std::size_t i = 0; i < kCacheResults; ++i) {
+    const std::string result = result_label(static_cast<CacheResult>(i));
+    w.sample("sumcache_requests_total", {{"result", result}}, s.results[i]);
+  }
+  w.family("sumcache_responses_total", "counter", "Responses sent to clients by status code.");
+  for (const auto& [code, n] : s.statuses) {
+    w.sample("sumcache_responses_total", {{"code", std::to_string(code)}}, n);
+  }
+  w.family("sumcache_cache_hits_total", "counter",
+           "Requests answered from this node's memory tier, its disk tier, or a peer.");
+  w.sample("sumcache_cache_hits_total", {{"tier", "memory"}}, s.memory_hits);
+  w.sample("sumcache_cache_hits_total", {{"tier", "disk"}}, s.disk_hits);
+  w.sample("sumcache_cache_hits_total", {{"tier", "peer"}}, s.result(CacheResult::peer_hit));
+  w.family("sumcache_cache_misses_total", "counter", "Cache lookups fetched from the origin.");
+  w.sample("sumcache_cache_misses_total", {}, s.result(CacheResult::miss));
+  w.family("sumcache_false_hits_total", "counter",
+           "Peer requests a summary claimed that the peer answered 504 (not cached).");
+  w.sample("sumcache_false_hits_total", {}, s.peer_false_hits);
+  w.family("sumcache_revalidations_total", "counter",
+           "Stored responses revalidated with the origin, by outcome.");
+  w.sample("sumcache_revalidations_total", {{"outcome", "not_modified"}},
+           s.result(CacheResult::refresh_hit));
+  w.sample("sumcache_revalidations_total", {{"outcome", "modified"}},
+           s.result(CacheResult::refresh_miss));
+  w.family("sumcache_received_bytes_total", "counter", "Bytes received from clients.");
+  w.sample("sumcache_received_bytes_total", {}, s.bytes_in);
+  w.family("sumcache_sent_bytes_total", "counter", "Bytes sent to clients, heads included.");
+  w.sample("sumcache_sent_bytes_total", {}, s.bytes_out);
+}
+
+void write_ratios(W& w, const StatsSnapshot& s) {
+  w.family("sumcache_hit_ratio", "gauge",
+           "Share of cache lookups (kind=hit, total_hit) or of their bytes (byte_hit, "
+           "total_byte_hit) answered from this node (total_: or a peer), per window.");
+  for (const auto& r : s.ratios) {
+    w.sample("sumcache_hit_ratio", {{"window", r.name}, {"kind", "hit"}}, r.hit());
+    w.sample("sumcache_hit_ratio", {{"window", r.name}, {"kind", "total_hit"}}, r.total_hit());
+    w.sample("sumcache_hit_ratio", {{"window", r.name}, {"kind", "byte_hit"}}, r.byte_hit());
+    w.sample("sumcache_hit_ratio", {{"window", r.name}, {"kind", "total_byte_hit"}},
+             r.total_byte_hit());
+  }
+}
+
+void write_latency(W& w, const StatsSnapshot& s) {
+  constexpr const char* kName = "sumcache_request_duration_seconds";
+  w.family(kName, "histogram",
+           "Time from a request's first byte to its response's last, by result class.");
+  for (std::size_t c = 0; c < kLatencyClasses; ++c) {
+    const std::string result = to_string(static_cast<LatencyClass>(c));
+    const HistogramSnapshot& h = s.latency[c];
+    // One bound per power of two of microseconds: a subset of the buckets, so exact.
+    for (unsigned octave = kHistogramMinOctave; octave <= kHistogramMaxOctave; ++octave) {
+      const std::uint64_t bound = std::uint64_t{1} << octave;
+      w.sample("sumcache_request_duration_seconds_bucket",
+               {{"result", result}, {"le", le_label(bound)}}, h.count_at_most(bound));
+    }
+    w.sample("sumcache_request_duration_seconds_bucket", {{"result", result}, {"le", "+Inf"}},
+             h.count);
+    w.sample("sumcache_request_duration_seconds_sum", {{"result", result}},
+             as_double(h.sum_micros) / 1e6);
+    w.sample("sumcache_request_duration_seconds_count", {{"result", result}}, h.count);
+  }
+}
+
+void write_store(W& w, const StatsSnapshot& s) {
+  const StoreStats& st = s.store;
+  w.family("sumcache_store_keys", "gauge", "Distinct primary keys (URLs) in the store.");
+  w.sample("sumcache_store_keys", {}, st.keys);
+  w.family("sumcache_store_objects", "gauge", "Stored responses (variants) per tier.");
+  w.sample("sumcache_store_objects", {{"tier", "memory"}}, st.memory_objects);
+  w.sample("sumcache_store_objects", {{"tier", "disk"}}, st.disk_objects);
+  w.family("sumcache_store_bytes", "gauge", "Bytes held per tier.");
+  w.sample("sumcache_store_bytes", {{"tier", "memory"}}, st.memory_bytes);
+  w.sample("sumcache_store_bytes", {{"tier", "disk"}}, st.disk_bytes);
+  w.family("sumcache_store_max_bytes", "gauge", "Configured budget per tier (0: tier disabled).");
+  w.sample("sumcache_store_max_bytes", {{"tier", "memory"}}, s.memory_max_bytes);
+  w.sample("sumcache_store_max_bytes", {{"tier", "disk"}}, s.disk_max_bytes);
+  w.family("sumcache_store_evictions_total", "counter", "Objects evicted to stay in budget.");
+  w.sample("sumcache_store_evictions_total", {{"tier", "memory"}}, st.memory_evictions);
+  w.sample("sumcache_store_evictions_total", {{"tier", "disk"}}, st.disk_evictions);
+}
+
+void write_connections(W& w, const StatsSnapshot& s) {
+  w.family("sumcache_connections_open", "gauge", "Client connections open now.");
+  w.sample("sumcache_connections_open", {}, std::uint64_t{s.open_connections});
+  w.family("sumcache_connections_refused_total", "counter",
+           "Client connections refused at limits.max_connections.");
+  w.sample("sumcache_connections_refused_total", {}, s.refused_connections);
+  w.family("sumcache_upstream_errors_total", "counter",
+           "Upstream exchanges that failed (connect, TLS, timeout, malformed response).");
+  w.sample("sumcache_upstream_errors_total", {}, s.upstream_errors);
+  w.family("sumcache_upstream_idle_connections", "gauge",
+           "Keep-alive upstream connections waiting in the pools.");
+  w.sample("sumcache_upstream_idle_connections", {}, s.upstream.idle);
+  w.family("sumcache_upstream_connects_total", "counter", "Upstream connections opened.");
+  w.sample("sumcache_upstream_connects_total", {}, s.upstream.connects);
+  w.family("sumcache_upstream_connect_failures_total", "counter",
+           "Upstream connection attempts that failed.");
+  w.sample("sumcache_upstream_connect_failures_total", {}, s.upstream.connect_failures);
+  w.family("sumcache_upstream_reuses_total", "counter",
+           "Upstream exchanges on a pooled connection.");
+  w.sample("sumcache_upstream_reuses_total", {}, s.upstream.reuses);
+}
+
+void write_filter(W& w, const StatsSnapshot& s) {
+  const FilterStats& f = s.filter;
+  const FilterFigures fig = filter_figures(f);
+  auto gauge = [&w](std::string_view name, std::string_view help, double value) {
+    w.family(name, "gauge", help);
+    w.sample(name, {}, value);
+  };
+  gauge("sumcache_filter_counters", "Counters (m) of the local counting Bloom filter.",
+        as_double(f.m));
+  gauge("sumcache_filter_hashes", "Hash probes per key (k).", f.k);
+  gauge("sumcache_filter_entries", "Keys counted in the filter.", as_double(f.entries));
+  gauge("sumcache_filter_nonzero_counters", "Counters above zero: the summary's set bits.",
+        as_double(f.nonzero));
+  gauge("sumcache_filter_fill_ratio", "Set bits / m.", fig.fill_ratio);
+  gauge("sumcache_filter_estimated_fpr", "False positive rate from the fill: fill^k.",
+        fig.estimated_fpr);
+  gauge("sumcache_filter_estimated_cardinality", "Keys estimated from the fill (Swamidass-Baldi).",
+        fig.estimated_cardinality);
+  gauge("sumcache_filter_saturated_counters", "Counters stuck at their 4-bit maximum.",
+        as_double(f.saturated));
+  gauge("sumcache_filter_pending_changes", "Bit flips not yet published to peers.",
+        as_double(f.pending_changes));
+  gauge("sumcache_filter_memory_bytes", "Bytes of counters.", as_double(fig.memory_bytes));
+  w.family("sumcache_filter_refused_removes_total", "counter",
+           "Removes the filter refused (a key never added): each one a bug, logged.");
+  w.sample("sumcache_filter_refused_removes_total", {}, f.refused_removes);
+}
+
+}  // namespace
+
+std::string result_label(CacheResult r) {
+  std::string label = to_string(r);
+  for (char& c : label) {
+    c = c == '-' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return label;
+}
+
+std::string metrics_text(const StatsSnapshot& s) {
+  W w;
+  w.family("sumcache_build_info", "gauge", "Always 1: the version and node id as labels.");
+  w.sample("sumcache_build_info", {{"version", s.version}, {"node", s.node_id}}, std::uint64_t{1});
+  w.family("sumcache_uptime_seconds", "gauge", "Seconds since the daemon started.");
+  w.sample("sumcache_uptime_seconds", {}, s.uptime_seconds);
+  write_requests(w, s);
+  write_ratios(w, s);
+  write_latency(w, s);
+  write_store(w, s);
+  write_connections(w, s);
+  write_filter(w, s);
+  write_peer_metrics(w, s.peers);
+  return w.text();
+}
+
+}  // namespace sumcache::daemon

@@ -1,0 +1,21 @@
+#pragma once
+// The PURGE method on the proxy port, as Squid and Varnish take it: the
+// request's target names the object (its cache key, as a GET would have it),
+// every variant is removed, and the answer is 200 {"purged": n} or 404. Only
+// clients in admin.allow may purge (403 for the rest), since anyone who may
+// use the proxy is not thereby trusted to empty its cache; no token, because
+// HTTP clients that send PURGE (varnishadm-style scripts, CDNs) rarely can.
+
+#include "daemon/log/access_log.h"
+#include "daemon/proxy/client_connection.h"
+#include "daemon/proxy/proxy_context.h"
+#include "daemon/proxy/request_route.h"
+
+namespace sumcache::daemon {
+
+// Returns the status sent.
+awaitable<unsigned> serve_purge_method(WorkerContext& worker, const Settings& settings,
+                                       ClientConnection& client, const Route& route,
+                                       unsigned version, AccessRecord& record);
+
+}  // namespace sumcache::daemon

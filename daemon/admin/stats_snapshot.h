@@ -1,0 +1,71 @@
+#pragma once
+// Every figure the admin endpoint shows, copied out at one moment (field by
+// field: each is exact, the set is not one instant). /stats, /filter, /peers
+// and /metrics are pure functions of it.
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "daemon/admin/latency_histogram.h"
+#include "daemon/admin/rate_window.h"
+#include "daemon/admin/request_metrics.h"
+#include "daemon/peer/peer_status.h"
+#include "daemon/proxy/proxy_stats.h"
+#include "daemon/store/store_options.h"
+#include "daemon/upstream/upstream_pool.h"
+#include "filters/hashing.h"
+
+namespace sumcache::daemon {
+
+struct RatioFigures {
+  const char* name = "";  // "1m", "5m", "since_start"
+  WindowFigures window;
+  double hit() const;        // local hits / cache lookups; 0 without lookups
+  double total_hit() const;  // local and peer hits / cache lookups
+  double byte_hit() const;   // bytes of local hits / bytes of cache lookups
+  double total_byte_hit() const;
+};
+
+struct StatsSnapshot {
+  std::string version;
+  std::string node_id;
+  std::string config_digest;
+  double uptime_seconds = 0;
+
+  std::uint64_t requests = 0;
+  std::array<std::uint64_t, kCacheResults> results{};
+  std::array<std::uint64_t, kCacheResults> result_bytes{};
+  std::vector<std::pair<unsigned, std::uint64_t>> statuses;  // non-zero counts, by code
+  std::uint64_t memory_hits = 0;
+  std::uint64_t disk_hits = 0;
+  std::uint64_t bytes_in = 0;
+  std::uint64_t bytes_out = 0;
+  std::uint64_t peer_requests = 0;
+  std::uint64_t peer_false_hits = 0;
+  std::uint64_t peer_errors = 0;
+  std::array<RatioFigures, 3> ratios{RatioFigures{"1m", {}}, RatioFigures{"5m", {}},
+                                     RatioFigures{"since_start", {}}};
+  std::array<HistogramSnapshot, kLatencyClasses> latency;
+
+  StoreStats store;
+  std::uint64_t memory_max_bytes = 0;
+  bool disk_enabled = false;
+  std::uint64_t disk_max_bytes = 0;
+  FilterStats filter;
+  filters::HashId filter_hash = filters::HashId::xxh3_128;
+
+  std::uint32_t open_connections = 0;
+  std::uint64_t refused_connections = 0;
+  std::uint64_t upstream_errors = 0;
+  UpstreamPoolStats upstream;  // summed over the workers' pools
+  PeerStatusList peers;
+
+  std::uint64_t result(CacheResult r) const { return results[static_cast<std::size_t>(r)]; }
+};
+
+const char* hash_name(filters::HashId id);
+
+}  // namespace sumcache::daemon

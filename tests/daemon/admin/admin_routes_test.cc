@@ -1,0 +1,48 @@
+#include "daemon/admin/admin_routes.h"
+
+#include <gtest/gtest.h>
+
+namespace sumcache::daemon {
+namespace {
+
+TEST(AdminRoutes, ReadPathsTakeGetAndHead) {
+  for (const char* path :
+       {"/", "/stats", "/metrics", "/peers", "/filter", "/healthz", "/readyz", "/config"}) {
+    for (const char* method : {"GET", "HEAD"}) {
+      const auto r = route_admin(method, path);
+      EXPECT_EQ(r.status, 200U) << method << " " << path;
+      EXPECT_FALSE(r.changes_state) << path;
+    }
+    const auto post = route_admin("POST", path);
+    EXPECT_EQ(post.status, 405U) << path;
+    EXPECT_EQ(post.allow, "GET, HEAD");
+  }
+  EXPECT_EQ(route_admin("GET", "/metrics").endpoint, AdminEndpoint::metrics);
+}
+
+TEST(AdminRoutes, PurgeTakesPostOnlyAndNeedsTheToken) {
+  const auto r = route_admin("POST", "/purge");
+  EXPECT_EQ(r.status, 200U);
+  EXPECT_EQ(r.endpoint, AdminEndpoint::purge);
+  EXPECT_TRUE(r.changes_state);
+  for (const char* method : {"GET", "HEAD", "PURGE", "DELETE"}) {
+    const auto wrong = route_admin(method, "/purge");
+    EXPECT_EQ(wrong.status, 405U) << method;
+    EXPECT_EQ(wrong.allow, "POST");
+  }
+}
+
+TEST(AdminRoutes, UnknownPathsAre404WhateverTheMethod) {
+  for (const char* path : {"/nope", "/stats/", "/Stats", "//stats", "stats", "/purge/x", ""}) {
+    EXPECT_EQ(route_admin("GET", path).status, 404U) << path;
+    EXPECT_EQ(route_admin("DELETE", path).status, 404U) << path;
+  }
+}
+
+TEST(AdminRoutes, TheQueryIsIgnored) {
+  EXPECT_EQ(route_admin("GET", "/stats?pretty=1").endpoint, AdminEndpoint::stats);
+  EXPECT_EQ(route_admin("GET", "/?x").endpoint, AdminEndpoint::dashboard);
+}
+
+}  // namespace
+}  // namespace sumcache::daemon

@@ -1,0 +1,155 @@
+#include "daemon/admin/metrics_text.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "daemon/admin/prometheus_writer.h"
+#include "tests/daemon/admin/promtool.h"
+
+namespace sumcache::daemon {
+namespace {
+
+TEST(PrometheusText, LabelValuesEscapeBackslashQuoteAndNewline) {
+  EXPECT_EQ(escape_label_value(R"(a\b"c)"
+                               "\nd"),
+            R"(a\\b\"c\nd)");
+  EXPECT_EQ(escape_label_value("plain-id_1.2"), "plain-id_1.2");
+}
+
+TEST(PrometheusText, HelpEscapesBackslashAndNewlineButNotQuotes) {
+  EXPECT_EQ(escape_help("say \"hi\"\\now\nthen"), R"(say "hi"\\now\nthen)");
+}
+
+TEST(PrometheusText, ValuesUseShortestRoundTripAndPrometheusSpecialNames) {
+  EXPECT_EQ(format_sample_value(0.25), "0.25");
+  EXPECT_EQ(format_sample_value(3.0), "3");
+  EXPECT_EQ(format_sample_value(1e-7), "1e-07");
+  EXPECT_EQ(format_sample_value(std::numeric_limits<double>::infinity()), "+Inf");
+  EXPECT_EQ(format_sample_value(-std::numeric_limits<double>::infinity()), "-Inf");
+  EXPECT_EQ(format_sample_value(std::numeric_limits<double>::quiet_NaN()), "NaN");
+}
+
+TEST(PrometheusText, AFamilyIsHelpTypeThenSamples) {
+  PrometheusWriter w;
+  w.family("x_total", "counter", "Things.\nMore");
+  w.sample("x_total", {{"peer", "a\"b"}, {"dir", "in"}}, std::uint64_t{3});
+  w.sample("x_total", {}, 0.5);
+  EXPECT_EQ(w.text(),
+            "# HELP x_total Things.\\nMore\n"
+            "# TYPE x_total counter\n"
+            "x_total{peer=\"a\\\"b\",dir=\"in\"} 3\n"
+            "x_total 0.5\n");
+}
+
+StatsSnapshot sample_snapshot() {
+  StatsSnapshot s;
+  s.version = "0.1.0";
+  s.node_id = "node-1";
+  s.uptime_seconds = 12.5;
+  s.requests = 3;
+  s.results[static_cast<std::size_t>(CacheResult::miss)] = 2;
+  s.results[static_cast<std::size_t>(CacheResult::hit)] = 1;
+  s.statuses = {{200, 2}, {404, 1}};
+  s.ratios = {RatioFigures{"1m", {{3, 1, 0, 300, 100, 0}, 12}},
+              RatioFigures{"5m", {{3, 1, 0, 300, 100, 0}, 12}},
+              RatioFigures{"since_start", {{3, 1, 0, 300, 100, 0}, 12}}};
+  LatencyHistogram h;
+  h.record(50);
+  h.record(3000);
+  s.latency[0] = h.snapshot();
+  s.filter = {1024, 4, 10, 40, 0, 0, 3};
+  PeerStatus odd;
+  odd.id = "peer \"b\"\\\nx";  // ids are checked at config load; escaping still must hold
+  odd.state = PeerState::suspect;
+  odd.requests_sent = 5;
+  odd.false_hits = 1;
+  odd.rtt_ms = 1.5;
+  PeerStatus plain;
+  plain.id = "peer-a";
+  plain.state = PeerState::up;
+  s.peers = {plain, odd};
+  return s;
+}
+
+// name{labels} -> value for every sample line; the family each line belongs to.
+std::map<std::string, std::string> samples_of(const std::string& text) {
+  std::map<std::string, std::string> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    const auto space = line.rfind(' ');
+    out[line.substr(0, space)] = line.substr(space + 1);
+  }
+  return out;
+}
+
+TEST(MetricsText, EveryFamilyHasOneHelpAndOneTypeBeforeItsSamples) {
+  const std::string text = metrics_text(sample_snapshot());
+  std::set<std::string> help, type;
+  std::istringstream in(text);
+  std::string line;
+  std::string current;
+  while (std::getline(in, line)) {
+    if (line.starts_with("# HELP ")) {
+      const std::string name = line.substr(7, line.find(' ', 7) - 7);
+      EXPECT_TRUE(help.insert(name).second) << "two HELP lines for " << name;
+      current = name;
+    } else if (line.starts_with("# TYPE ")) {
+      const std::string name = line.substr(7, line.find(' ', 7) - 7);
+      EXPECT_TRUE(type.insert(name).second) << "two TYPE lines for " << name;
+      EXPECT_EQ(name, current);
+    } else {
+      const std::string name = line.substr(0, line.find_first_of("{ "));
+      EXPECT_TRUE(name == current || name == current + "_bucket" || name == current + "_sum" ||
+                  name == current + "_count")
+          << line << " outside its family " << current;
+    }
+  }
+  EXPECT_EQ(help, type);
+  EXPECT_TRUE(help.contains("sumcache_requests_total"));
+  EXPECT_TRUE(help.contains("sumcache_request_duration_seconds"));
+  EXPECT_TRUE(help.contains("sumcache_filter_fill_ratio"));
+  EXPECT_TRUE(help.contains("sumcache_peer_false_hits_total"));
+  EXPECT_TRUE(help.contains("sumcache_store_objects"));
+}
+
+TEST(MetricsText, FiguresAppearWithConventionalLabels) {
+  const auto samples = samples_of(metrics_text(sample_snapshot()));
+  EXPECT_EQ(samples.at(R"(sumcache_requests_total{result="miss"})"), "2");
+  EXPECT_EQ(samples.at(R"(sumcache_requests_total{result="hit"})"), "1");
+  EXPECT_EQ(samples.at(R"(sumcache_requests_total{result="refresh_hit"})"), "0");
+  EXPECT_EQ(samples.at(R"(sumcache_responses_total{code="404"})"), "1");
+  EXPECT_EQ(samples.at(R"(sumcache_hit_ratio{window="1m",kind="hit"})"),
+            format_sample_value(1.0 / 3));
+  EXPECT_EQ(samples.at(R"(sumcache_filter_fill_ratio)"), format_sample_value(40.0 / 1024));
+  EXPECT_EQ(samples.at(R"(sumcache_peer_state{peer="peer-a",state="up"})"), "1");
+  EXPECT_EQ(samples.at(R"(sumcache_peer_state{peer="peer-a",state="down"})"), "0");
+  EXPECT_EQ(samples.at(R"(sumcache_peer_requests_total{peer="peer \"b\"\\\nx"})"), "5");
+  EXPECT_EQ(samples.at(R"(sumcache_peer_rtt_seconds{peer="peer \"b\"\\\nx"})"), "0.0015");
+}
+
+TEST(MetricsText, HistogramBucketsAreCumulativeAndEndAtTheCount) {
+  const auto samples = samples_of(metrics_text(sample_snapshot()));
+  EXPECT_EQ(samples.at(R"(sumcache_request_duration_seconds_bucket{result="hit",le="0.000032"})"),
+            "0");
+  EXPECT_EQ(samples.at(R"(sumcache_request_duration_seconds_bucket{result="hit",le="0.000064"})"),
+            "1");
+  EXPECT_EQ(samples.at(R"(sumcache_request_duration_seconds_bucket{result="hit",le="0.004096"})"),
+            "2");
+  EXPECT_EQ(samples.at(R"(sumcache_request_duration_seconds_bucket{result="hit",le="+Inf"})"), "2");
+  EXPECT_EQ(samples.at(R"(sumcache_request_duration_seconds_count{result="hit"})"), "2");
+  EXPECT_EQ(samples.at(R"(sumcache_request_duration_seconds_sum{result="hit"})"), "0.00305");
+  EXPECT_EQ(samples.at(R"(sumcache_request_duration_seconds_count{result="miss"})"), "0");
+}
+
+TEST(MetricsText, PassesPromtoolWithPeersAndOddLabelValues) {
+  const auto check = testing::promtool_check(metrics_text(sample_snapshot()));
+  EXPECT_TRUE(check.passed) << check.output;
+}
+
+}  // namespace
+}  // namespace sumcache::daemon

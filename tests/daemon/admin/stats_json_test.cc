@@ -1,0 +1,120 @@
+// The JSON contract that the dashboard and sumcachectl are written against:
+// every name must be there, with the type they read.
+#include "daemon/admin/stats_json.h"
+
+#include <gtest/gtest.h>
+
+namespace sumcache::daemon {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+void expect_numbers(const Json& object, std::initializer_list<const char*> names,
+                    const std::string& where) {
+  for (const char* name : names) {
+    ASSERT_TRUE(object.contains(name)) << where << "." << name;
+    EXPECT_TRUE(object.at(name).is_number()) << where << "." << name;
+  }
+}
+
+TEST(StatsJson, StatsCarriesEveryContractField) {
+  StatsSnapshot s;
+  s.results[static_cast<std::size_t>(CacheResult::refresh_hit)] = 2;
+  s.statuses = {{200, 5}, {304, 1}, {404, 2}, {502, 1}};
+  const Json j = stats_json(s);
+  for (const char* name : {"version", "node_id", "config_digest"}) {
+    EXPECT_TRUE(j.at(name).is_string()) << name;
+  }
+  expect_numbers(j, {"uptime_seconds", "misses", "false_hits"}, "");
+  expect_numbers(j.at("requests"), {"total"}, "requests");
+  EXPECT_EQ(j.at("requests").at("by_result").at("REFRESH_HIT"), 2);
+  EXPECT_EQ(j.at("requests").at("by_result").size(), kCacheResults);
+  EXPECT_EQ(j.at("requests").at("by_status").at("304"), 1);
+  EXPECT_EQ(j.at("requests").at("errors_by_status"), (Json{{"404", 2}, {"502", 1}}));
+  expect_numbers(j.at("hits"), {"memory", "disk", "peer"}, "hits");
+  expect_numbers(j.at("revalidations"), {"not_modified", "modified"}, "revalidations");
+  EXPECT_EQ(j.at("revalidations").at("not_modified"), 2);
+  expect_numbers(j.at("bytes"), {"in", "out"}, "bytes");
+  for (const char* window : {"1m", "5m", "since_start"}) {
+    expect_numbers(j.at("ratios").at(window), {"hit", "total_hit", "byte_hit"}, window);
+  }
+  for (const char* cls : {"hit", "miss", "peer_hit"}) {
+    expect_numbers(j.at("latency_ms").at(cls), {"count", "p50", "p90", "p99"}, cls);
+  }
+  expect_numbers(j.at("store").at("memory"), {"objects", "bytes", "max_bytes", "evictions"},
+                 "store.memory");
+  expect_numbers(j.at("store").at("disk"), {"objects", "bytes", "max_bytes", "evictions"},
+                 "store.disk");
+  EXPECT_TRUE(j.at("store").at("disk").at("enabled").is_boolean());
+  expect_numbers(j.at("connections"), {"open", "refused"}, "connections");
+  expect_numbers(j.at("upstream"), {"errors", "idle_connections"}, "upstream");
+}
+
+TEST(StatsJson, PeersCarryEveryContractField) {
+  PeerStatus p;
+  p.id = "b";
+  p.state = PeerState::suspect;
+  p.true_hits = 3;
+  p.false_hits = 1;
+  p.last_error = "timeout";
+  const Json j = peers_json({p});
+  ASSERT_EQ(j.at("peers").size(), 1U);
+  const Json& peer = j.at("peers")[0];
+  EXPECT_EQ(peer.at("id"), "b");
+  EXPECT_EQ(peer.at("state"), "suspect");
+  EXPECT_EQ(peer.at("last_error"), "timeout");
+  EXPECT_TRUE(peer.at("has_summary").is_boolean());
+  EXPECT_TRUE(peer.at("summary_expired").is_boolean());
+  expect_numbers(peer,
+                 {"http_port",
+                  "peer_port",
+                  "summary_epoch",
+                  "summary_sequence",
+                  "summary_age_seconds",
+                  "entries",
+                  "m",
+                  "k",
+                  "fill_ratio",
+                  "estimated_fpr",
+                  "requests_sent",
+                  "true_hits",
+                  "false_hits",
+                  "measured_false_hit_rate",
+                  "request_errors",
+                  "messages_sent",
+                  "messages_received",
+                  "bytes_sent",
+                  "bytes_received",
+                  "messages_rejected",
+                  "rtt_ms"},
+                 "peer");
+  EXPECT_DOUBLE_EQ(peer.at("measured_false_hit_rate").get<double>(), 0.25);
+  EXPECT_EQ(peers_json({}), (Json{{"peers", Json::array()}}));
+}
+
+TEST(StatsJson, FilterCarriesEveryContractFieldAndItsEstimates) {
+  StatsSnapshot s;
+  s.filter = {1000, 2, 7, 500, 1, 0, 12};
+  s.store.keys = 7;
+  const Json j = filter_json(s);
+  EXPECT_EQ(j.at("hash"), "xxh3_128");
+  expect_numbers(
+      j,
+      {"m", "k", "entries", "set_bits", "fill_ratio", "estimated_fpr", "estimated_cardinality",
+       "store_objects", "saturated_counters", "refused_removes", "pending_changes", "memory_bytes"},
+      "filter");
+  EXPECT_DOUBLE_EQ(j.at("fill_ratio").get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(j.at("estimated_fpr").get<double>(), 0.25);  // 0.5^2
+  // -(m/k) ln(1 - fill) = -500 ln 0.5
+  EXPECT_NEAR(j.at("estimated_cardinality").get<double>(), 346.57, 0.01);
+  EXPECT_EQ(j.at("memory_bytes"), 500);
+}
+
+TEST(StatsJson, AFullFiltersCardinalityIsNullNotInfinity) {
+  StatsSnapshot s;
+  s.filter = {64, 1, 1000, 64, 0, 0, 0};
+  EXPECT_TRUE(filter_json(s).at("estimated_cardinality").is_null());
+}
+
+}  // namespace
+}  // namespace sumcache::daemon

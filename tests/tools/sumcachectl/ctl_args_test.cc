@@ -1,0 +1,104 @@
+#include "tools/sumcachectl/ctl_args.h"
+
+#include <gtest/gtest.h>
+
+namespace sumcache::tools {
+namespace {
+
+ParsedArgs parse(std::vector<std::string> args) { return parse_args(args); }
+
+TEST(CtlArgs, StatsTalksToTheDefaultAdminAddressWithoutAToken) {
+  const auto p = parse({"stats"});
+  ASSERT_EQ(p.error, "");
+  EXPECT_EQ(p.command.verb, Verb::stats);
+  EXPECT_EQ(p.command.admin, (AdminAddress{"127.0.0.1", 3129}));
+  EXPECT_EQ(p.command.token, "");
+  EXPECT_FALSE(p.command.json);
+}
+
+TEST(CtlArgs, OptionsMayComeBeforeOrAfterTheCommand) {
+  const auto p = parse({"peers", "--json", "--admin", "10.1.2.3:4000", "--timeout-ms", "250"});
+  ASSERT_EQ(p.error, "");
+  EXPECT_EQ(p.command.verb, Verb::peers);
+  EXPECT_TRUE(p.command.json);
+  EXPECT_EQ(p.command.admin, (AdminAddress{"10.1.2.3", 4000}));
+  EXPECT_EQ(p.command.timeout, std::chrono::milliseconds(250));
+}
+
+TEST(CtlArgs, AdminAddressTakesIpLiteralsBracketedIpv6AndLocalhost) {
+  AdminAddress a;
+  ASSERT_TRUE(parse_admin_address("[::1]:3200", a));
+  EXPECT_EQ(a, (AdminAddress{"::1", 3200}));
+  ASSERT_TRUE(parse_admin_address("[::1]", a));
+  EXPECT_EQ(a, (AdminAddress{"::1", 3129}));
+  ASSERT_TRUE(parse_admin_address("127.0.0.2", a));
+  EXPECT_EQ(a, (AdminAddress{"127.0.0.2", 3129}));
+  ASSERT_TRUE(parse_admin_address("localhost:9", a));
+  EXPECT_EQ(a, (AdminAddress{"127.0.0.1", 9}));
+}
+
+TEST(CtlArgs, AdminAddressRefusesNamesBadPortsAndBareIpv6) {
+  AdminAddress a;
+  for (const char* bad : {"cache.example:3129", "127.0.0.1:0", "127.0.0.1:65536", "127.0.0.1:",
+                          "127.0.0.1:x", "::1", "[::1", "[127.0.0.1]:1", "[::1]x", ""}) {
+    EXPECT_FALSE(parse_admin_address(bad, a)) << bad;
+  }
+  EXPECT_NE(parse({"--admin", "cache.example:3129", "stats"}).error, "");
+}
+
+TEST(CtlArgs, PurgeTakesOneAbsoluteUrlAndAToken) {
+  const auto p = parse({"--token-file", "/etc/sumcache/token", "purge", "http://a.example/x?y=1"});
+  ASSERT_EQ(p.error, "");
+  EXPECT_EQ(p.command.verb, Verb::purge);
+  EXPECT_EQ(p.command.url, "http://a.example/x?y=1");
+  EXPECT_EQ(p.command.token_file, "/etc/sumcache/token");
+  EXPECT_NE(parse({"purge"}).error, "");
+  EXPECT_NE(parse({"purge", "/x"}).error, "");
+  EXPECT_NE(parse({"purge", "http://a/x", "http://a/y"}).error, "");
+}
+
+TEST(CtlArgs, TokenAndTokenFileExcludeEachOther) {
+  EXPECT_NE(parse({"--token", "t", "--token-file", "f", "stats"}).error, "");
+  EXPECT_NE(parse({"--token", "", "stats"}).error, "");
+}
+
+TEST(CtlArgs, BloomCalcNeedsEntriesAndExactlyOneTarget) {
+  const auto p =
+      parse({"bloom-calc", "--entries", "81920", "--bits-per-entry", "16", "--hashes", "4"});
+  ASSERT_EQ(p.error, "");
+  EXPECT_EQ(p.command.verb, Verb::bloom_calc);
+  EXPECT_EQ(p.command.entries, 81920U);
+  EXPECT_EQ(p.command.bits_per_entry, 16.0);
+  EXPECT_EQ(p.command.hashes, 4U);
+  EXPECT_EQ(parse({"bloom-calc", "--entries", "10", "--fpr", "1e-3"}).command.fpr, 1e-3);
+  EXPECT_NE(parse({"bloom-calc", "--entries", "10"}).error, "");
+  EXPECT_NE(parse({"bloom-calc", "--fpr", "0.01"}).error, "");
+  EXPECT_NE(
+      parse({"bloom-calc", "--entries", "10", "--fpr", "0.01", "--bits-per-entry", "8"}).error, "");
+}
+
+TEST(CtlArgs, BloomCalcRefusesOutOfRangeNumbers) {
+  for (const char* fpr : {"0", "1", "-0.1", "nan", "0.01x", ""}) {
+    EXPECT_NE(parse({"bloom-calc", "--entries", "10", "--fpr", fpr}).error, "") << fpr;
+  }
+  EXPECT_NE(parse({"bloom-calc", "--entries", "0", "--fpr", "0.01"}).error, "");
+  EXPECT_NE(parse({"bloom-calc", "--entries", "-5", "--fpr", "0.01"}).error, "");
+  EXPECT_NE(parse({"bloom-calc", "--entries", "10", "--fpr", "0.01", "--hashes", "33"}).error, "");
+}
+
+TEST(CtlArgs, BloomOptionsBelongToBloomCalcOnly) {
+  EXPECT_NE(parse({"stats", "--entries", "10"}).error, "");
+}
+
+TEST(CtlArgs, UnknownCommandsAndOptionsAndMissingValuesAreUsageErrors) {
+  EXPECT_NE(parse({}).error, "");
+  EXPECT_NE(parse({"statz"}).error, "");
+  EXPECT_NE(parse({"stats", "--verbose"}).error, "");
+  EXPECT_NE(parse({"stats", "--admin"}).error, "");
+  EXPECT_NE(parse({"stats", "--timeout-ms", "0"}).error, "");
+  EXPECT_EQ(parse({"--help"}).command.verb, Verb::help);
+  EXPECT_EQ(parse({"--help"}).error, "");
+}
+
+}  // namespace
+}  // namespace sumcache::tools

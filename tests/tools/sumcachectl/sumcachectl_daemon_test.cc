@@ -1,0 +1,104 @@
+// The sumcachectl binary against a real sumcached: stats as a table and as JSON,
+// purge with and without the right token, and its exit codes.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "tests/daemon/integration/admin_node.h"
+
+namespace sumcache::testing {
+namespace {
+
+constexpr const char* kToken = "s3cret-admin-token";
+
+struct CtlRun {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+CtlRun sumcachectl(std::uint16_t admin_port, std::vector<std::string> args) {
+  args.insert(args.begin(), {"--admin", "127.0.0.1:" + std::to_string(admin_port)});
+  DaemonProcess ctl;
+  if (ctl.start(SUMCACHECTL_PATH, args)) return {};
+  const auto exit = ctl.stop(0, std::chrono::seconds(20));
+  return {exit ? exit->code : -1, ctl.output(Output::out), ctl.output(Output::err)};
+}
+
+class SumcachectlDaemon : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(node_.start({.token = kToken, .extra_json = ""})) << node_.failure;
+    for (const char* path : {"/obj/p?max_age=600", "/obj/p?max_age=600"}) {
+      auto response = node_.fetch(path);
+      ASSERT_TRUE(response && response->status == 200U);
+    }
+  }
+  AdminNode node_;
+};
+
+TEST_F(SumcachectlDaemon, StatsJsonIsTheDaemonsStatsAndTheTableNamesItsFigures) {
+  const auto json_run = sumcachectl(node_.admin_port(), {"stats", "--json"});
+  ASSERT_EQ(json_run.code, 0) << json_run.err;
+  const auto stats = nlohmann::json::parse(json_run.out, nullptr, false);
+  ASSERT_TRUE(stats.is_object()) << json_run.out;
+  EXPECT_EQ(stats["requests"]["total"], 2);
+  EXPECT_EQ(stats["node_id"], "admin-node");
+
+  const auto table = sumcachectl(node_.admin_port(), {"stats"});
+  ASSERT_EQ(table.code, 0) << table.err;
+  EXPECT_NE(table.out.find("admin-node"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("2 total"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("since_start"), std::string::npos) << table.out;
+
+  for (const char* verb : {"peers", "filter"}) {
+    const auto run = sumcachectl(node_.admin_port(), {verb});
+    EXPECT_EQ(run.code, 0) << verb << ": " << run.err;
+  }
+}
+
+TEST_F(SumcachectlDaemon, PurgeRemovesACachedUrlThenReportsItNotCached) {
+  const std::string url = node_.origin_url("/obj/p?max_age=600");
+  std::ofstream(::testing::TempDir() + "/sumcachectl-token") << kToken << "\n";
+  const auto first =
+      sumcachectl(node_.admin_port(),
+                  {"--token-file", ::testing::TempDir() + "/sumcachectl-token", "purge", url});
+  EXPECT_EQ(first.code, 0) << first.out << first.err << node_.daemon_log();
+  EXPECT_NE(first.out.find("purged"), std::string::npos) << first.out;
+  const auto again = sumcachectl(node_.admin_port(), {"--token", kToken, "purge", url});
+  EXPECT_EQ(again.code, 1) << again.out << again.err;
+  // Gone from the cache: the next request is a miss again.
+  auto response = node_.fetch("/obj/p?max_age=600");
+  ASSERT_TRUE(response);
+  EXPECT_EQ(response->header("X-Cache").value_or(""), "MISS");
+}
+
+TEST_F(SumcachectlDaemon, PurgeWithAWrongTokenIsAnErrorAndPurgesNothing) {
+  const std::string url = node_.origin_url("/obj/p?max_age=600");
+  const auto wrong = sumcachectl(node_.admin_port(), {"--token", "not-the-token", "purge", url});
+  EXPECT_EQ(wrong.code, 2);
+  EXPECT_NE(wrong.err.find("401"), std::string::npos) << wrong.err;
+  auto response = node_.fetch("/obj/p?max_age=600");
+  ASSERT_TRUE(response);
+  EXPECT_EQ(response->header("X-Cache").value_or(""), "HIT");
+}
+
+TEST(SumcachectlNoToken, PurgeIsRefusedWhileTheDaemonHasNoToken) {
+  AdminNode node;
+  ASSERT_TRUE(node.start()) << node.failure;
+  const auto run =
+      sumcachectl(node.admin_port(), {"--token", "any", "purge", node.origin_url("/x")});
+  EXPECT_EQ(run.code, 2);
+  EXPECT_NE(run.err.find("HTTP 403"), std::string::npos) << run.err;
+}
+
+TEST(SumcachectlNoDaemon, AClosedPortIsAnErrorWithTheReason) {
+  // Port 1 (tcpmux) is not served on loopback here: the connect is refused.
+  const auto run = sumcachectl(1, {"--timeout-ms", "2000", "stats"});
+  EXPECT_EQ(run.code, 2);
+  EXPECT_NE(run.err.find("127.0.0.1:1/stats"), std::string::npos) << run.err;
+}
+
+}  // namespace
+}  // namespace sumcache::testing

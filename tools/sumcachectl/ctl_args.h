@@ -1,0 +1,48 @@
+#pragma once
+// sumcachectl's command line, parsed into a plain struct (no I/O here):
+//   sumcachectl [--admin HOST:PORT] [--token T | --token-file F] [--json] [--timeout-ms N]
+//               stats | peers | filter | purge URL
+//               | bloom-calc --entries N (--fpr P | --bits-per-entry B) [--hashes K]
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sumcache::tools {
+
+enum class Verb { help, stats, peers, filter, purge, bloom_calc };
+
+struct AdminAddress {
+  std::string host = "127.0.0.1";  // an IP literal, IPv6 without brackets
+  std::uint16_t port = 3129;
+  friend bool operator==(const AdminAddress&, const AdminAddress&) = default;
+};
+
+struct CtlCommand {
+  Verb verb = Verb::help;
+  AdminAddress admin;
+  std::string token;
+  std::string token_file;
+  bool json = false;
+  std::chrono::milliseconds timeout{5000};  // the whole exchange: connect, send, receive
+  std::string url;                          // purge
+  std::uint64_t entries = 0;                // bloom-calc: n
+  double fpr = 0;                           // target p; 0 when bits_per_entry is given
+  double bits_per_entry = 0;
+  std::uint32_t hashes = 0;  // k; 0 = optimal
+};
+
+struct ParsedArgs {
+  CtlCommand command;
+  std::string error;  // not empty: a usage error, with this reason
+};
+
+extern const std::string_view kUsage;
+
+ParsedArgs parse_args(const std::vector<std::string>& args);
+// "HOST:PORT", "[V6]:PORT", or a host alone (port 3129); "localhost" becomes 127.0.0.1.
+bool parse_admin_address(std::string_view text, AdminAddress& out);
+
+}  // namespace sumcache::tools

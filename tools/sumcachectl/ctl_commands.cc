@@ -1,0 +1,132 @@
+#include "tools/sumcachectl/ctl_commands.h"
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "tools/sumcachectl/admin_client.h"
+#include "tools/sumcachectl/bloom_calc.h"
+#include "tools/sumcachectl/ctl_error.h"
+#include "tools/sumcachectl/json_tables.h"
+
+namespace sumcache::tools {
+namespace {
+
+// The same cap the daemon puts on admin.token_file (docs/configuration.md).
+constexpr std::size_t kMaxTokenFileBytes = std::size_t{64} * 1024;
+
+Result<std::string> read_token(const CtlCommand& c) {
+  if (c.token_file.empty()) return c.token;
+  std::ifstream in(c.token_file, std::ios::binary);
+  if (!in) return make_error_code(CtlErrc::token_file_unusable);
+  std::string token(kMaxTokenFileBytes + 1, '\0');
+  in.read(token.data(), static_cast<std::streamsize>(token.size()));
+  token.resize(static_cast<std::size_t>(in.gcount()));
+  while (!token.empty() && (token.back() == '\n' || token.back() == '\r')) token.pop_back();
+  if (token.empty() || token.size() > kMaxTokenFileBytes) {
+    return make_error_code(CtlErrc::token_file_unusable);
+  }
+  return token;
+}
+
+std::string describe(const AdminRequest& request, const AdminAddress& admin) {
+  return request.method + " http://" + admin.host + ":" + std::to_string(admin.port) +
+         request.target;
+}
+
+// The response body, trimmed to one line, for an error message.
+std::string snippet(const std::string& body) {
+  std::string s = body.substr(0, 200);
+  for (char& ch : s) {
+    if (ch == '\n' || ch == '\r') ch = ' ';
+  }
+  return s;
+}
+
+int show(const CtlCommand& c, const std::string& token, std::ostream& out, std::ostream& err) {
+  const char* target = c.verb == Verb::stats   ? "/stats"
+                       : c.verb == Verb::peers ? "/peers"
+                                               : "/filter";
+  const AdminRequest request{
+      .method = "GET", .target = target, .token = token, .content_type = "", .body = ""};
+  auto reply = admin_exchange(c.admin, request, c.timeout);
+  if (!reply) {
+    err << "sumcachectl: " << describe(request, c.admin) << ": " << reply.error().message() << "\n";
+    return kExitError;
+  }
+  if (reply->status != 200) {
+    err << "sumcachectl: " << describe(request, c.admin) << ": HTTP " << reply->status << " "
+        << snippet(reply->body) << "\n";
+    return kExitError;
+  }
+  const auto json = nlohmann::json::parse(reply->body, nullptr, false);
+  if (json.is_discarded()) {
+    err << "sumcachectl: " << describe(request, c.admin) << ": the body is not JSON\n";
+    return kExitError;
+  }
+  if (c.json) {
+    out << reply->body << (reply->body.ends_with('\n') ? "" : "\n");
+  } else {
+    out << (c.verb == Verb::stats   ? format_stats(json)
+            : c.verb == Verb::peers ? format_peers(json)
+                                    : format_filter(json));
+  }
+  return kExitOk;
+}
+
+int purge(const CtlCommand& c, const std::string& token, std::ostream& out, std::ostream& err) {
+  const AdminRequest request{.method = "POST",
+                             .target = "/purge",
+                             .token = token,
+                             .content_type = "application/json",
+                             .body = nlohmann::json{{"url", c.url}}.dump()};
+  auto reply = admin_exchange(c.admin, request, c.timeout);
+  if (!reply) {
+    err << "sumcachectl: " << describe(request, c.admin) << ": " << reply.error().message() << "\n";
+    return kExitError;
+  }
+  if (reply->status == 404) {
+    out << "not cached: " << c.url << "\n";
+    return kExitNotCached;
+  }
+  if (reply->status != 200) {
+    err << "sumcachectl: " << describe(request, c.admin) << ": HTTP " << reply->status << " "
+        << (reply->status == 401   ? "(bad or missing token) "
+            : reply->status == 403 ? "(purge is off without admin.token, or not in admin.allow) "
+                                   : "")
+        << snippet(reply->body) << "\n";
+    return kExitError;
+  }
+  const auto json = nlohmann::json::parse(reply->body, nullptr, false);
+  const bool has_count = json.is_object() && json.contains("purged") && json["purged"].is_number();
+  out << "purged " << (has_count ? json["purged"].dump() : "?") << " object(s): " << c.url << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+int run_command(const CtlCommand& c, std::ostream& out, std::ostream& err) {
+  if (c.verb == Verb::help) {
+    out << kUsage;
+    return kExitOk;
+  }
+  if (c.verb == Verb::bloom_calc) {
+    auto calc = bloom_calc({.entries = c.entries,
+                            .fpr = c.fpr,
+                            .bits_per_entry = c.bits_per_entry,
+                            .hashes = c.hashes});
+    if (!calc) {
+      err << "sumcachectl: bloom-calc: " << calc.error().message() << "\n";
+      return kExitError;
+    }
+    out << format_bloom_calc(*calc);
+    return kExitOk;
+  }
+  auto token = read_token(c);
+  if (!token) {
+    err << "sumcachectl: " << c.token_file << ": " << token.error().message() << "\n";
+    return kExitError;
+  }
+  return c.verb == Verb::purge ? purge(c, *token, out, err) : show(c, *token, out, err);
+}
+
+}  // namespace sumcache::tools
