@@ -122,7 +122,7 @@ def markdown(figures):
                 ratio = icp["overhead_messages"] / f["overhead_messages"]
                 gap = 100 * (icp["hit_ratio"] - f["hit_ratio"])
                 out.append(f"\n{f['mode']}: ICP sends {ratio:.1f}x its overhead messages; "
-                           f"its hit ratio is {gap:+.2f} points below ICP's.")
+                           f"its hit ratio is {-gap:+.2f} points against ICP's.")
     return "\n".join(out)
 
 
