@@ -61,11 +61,7 @@ bool PeerService::start() {
     icp_ = std::make_unique<IcpAgent>(
         io_.get_executor(), asio::ip::udp::endpoint(address, c.icp_port),
         icp_peers(config_.peers, log_),
-        [this](std::string_view url) {
-          std::vector<ObjectPtr> found;
-          store_.find(url, store_.hash_key(url), found);
-          return !found.empty();
-        },
+        [this](std::string_view url) { return store_.holds(url, store_.hash_key(url)); },
         log_);
     if (auto iec = icp_->start()) {
       log_.error("cannot start ICP on " + c.peer_listen.address + ":" + std::to_string(c.icp_port) +

@@ -1,5 +1,6 @@
 #include "daemon/peer/summary_exchange.h"
 
+#include <bit>
 #include <random>
 
 #include "protocol/decode.h"
@@ -28,6 +29,21 @@ protocol::DecodeLimits limits() {
   l.max_m = filters::kMaxDirectoryBits;
   l.max_message_bytes = kMaxSummaryBytes;
   return l;
+}
+
+// "Bit i is now v" for every bit where `to` differs from `from` (same params).
+std::vector<filters::BitChange> bit_differences(const filters::BloomFilter& from,
+                                                const filters::BloomFilter& to) {
+  std::vector<filters::BitChange> out;
+  const auto a = from.words();
+  const auto b = to.words();
+  for (std::size_t w = 0; w < a.size(); ++w) {
+    for (std::uint64_t x = a[w] ^ b[w]; x != 0; x &= x - 1) {
+      const std::uint64_t bit = static_cast<std::uint64_t>(std::countr_zero(x));
+      out.push_back({w * 64 + bit, ((b[w] >> bit) & 1U) != 0});
+    }
+  }
+  return out;
 }
 
 SummaryResponse answer(unsigned status, std::string body) {
@@ -212,12 +228,12 @@ awaitable<void> SummaryExchange::publish_loop() {
   while (!stopped_) {
     const auto now = std::chrono::steady_clock::now();
     const FilterStats f = store_.filter_stats();
-    const std::uint64_t changed = store_.filter_keys_changed();
+    const std::uint64_t added = store_.filter_keys_added();
     const double threshold =
         config_.cluster.update_threshold_percent / 100.0 * static_cast<double>(std::max<std::uint64_t>(f.entries, 1));
     // The interval also bounds a quiet node's silence: its peers' copies must
     // not expire while nothing changes.
-    const bool due = sequence_ == 0 || static_cast<double>(changed) >= threshold ||
+    const bool due = sequence_ == 0 || static_cast<double>(added) >= threshold ||
                      now - last_publish_ >= interval;
     publish_round(due, now);
     table_.refresh_eligible(now, config_.cluster.summary_expiry_ms, true);
@@ -232,11 +248,21 @@ void SummaryExchange::publish_round(bool delta_due, SteadyTime now) {
     auto changes = store_.take_filter_delta();
     const std::uint64_t base = sequence_++;
     last_publish_ = now;
-    if (changes && base != 0) {
+    if (!published_) {
+      published_ = store_.filter_snapshot();  // first round: every peer gets a full one
+    } else if (changes) {
+      for (const auto& c : *changes) published_->set_bit(c.position, c.value);
+    } else {
+      // More flips than the change log holds (a high threshold, a purge):
+      // the difference from what the peers were sent is the delta.
+      filters::BloomFilter now_bits = store_.filter_snapshot();
+      changes = bit_differences(*published_, now_bits);
+      published_ = std::move(now_bits);
+    }
+    if (base != 0) {
       delta = std::make_shared<const std::string>(
           protocol::encode_delta(info(), base, *changes, config_.cluster.secret));
     }
-    // Otherwise (first round, or the change log overflowed) every peer gets a full one.
   }
   std::shared_ptr<const std::string> full;
   for (std::size_t i = 0; i < table_.size(); ++i) {

@@ -58,6 +58,8 @@ class SummaryExchange {
   asio::steady_timer timer_;
   std::uint64_t epoch_;
   std::uint64_t sequence_ = 0;
+  // The bit view as the deltas sent so far describe it: what a peer holds.
+  std::optional<filters::BloomFilter> published_;
   SteadyTime last_publish_{};
   std::vector<char> busy_;  // per peer: a push or pull in flight
   bool stopped_ = false;

@@ -8,7 +8,7 @@ void KeyFilter::add(const filters::Hash128& key) {
   std::lock_guard lock(mutex_);
   filter_.add(key);
   ++entries_;
-  ++keys_changed_;
+  ++keys_added_;
 }
 
 void KeyFilter::remove(const filters::Hash128& key) {
@@ -16,10 +16,7 @@ void KeyFilter::remove(const filters::Hash128& key) {
   {
     std::lock_guard lock(mutex_);
     refused = filter_.remove(key);
-    if (!refused) {
-      --entries_;
-      ++keys_changed_;
-    }
+    if (!refused) --entries_;
   }
   if (refused && log_) {
     char line[160];
@@ -39,19 +36,19 @@ filters::BloomFilter KeyFilter::snapshot() const {
 filters::BloomFilter KeyFilter::snapshot_and_mark() {
   std::lock_guard lock(mutex_);
   filter_.mark();
-  keys_changed_ = 0;
+  keys_added_ = 0;
   return filter_.bit_view();
 }
 
 Result<std::vector<std::uint64_t>> KeyFilter::take_changes() {
   std::lock_guard lock(mutex_);
-  keys_changed_ = 0;
+  keys_added_ = 0;
   return filter_.take_changes();
 }
 
 Result<std::vector<filters::BitChange>> KeyFilter::take_delta() {
   std::lock_guard lock(mutex_);
-  keys_changed_ = 0;
+  keys_added_ = 0;
   auto positions = filter_.take_changes();
   if (!positions) return positions.error();
   std::vector<filters::BitChange> changes;
@@ -60,9 +57,9 @@ Result<std::vector<filters::BitChange>> KeyFilter::take_delta() {
   return changes;
 }
 
-std::uint64_t KeyFilter::keys_changed_since_mark() const {
+std::uint64_t KeyFilter::keys_added_since_mark() const {
   std::lock_guard lock(mutex_);
-  return keys_changed_;
+  return keys_added_;
 }
 
 FilterStats KeyFilter::stats() const {

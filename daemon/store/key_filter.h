@@ -36,8 +36,9 @@ class KeyFilter {
   // take_changes() with each position's value now ("bit i is now v"), read
   // under the same lock, so the delta states exactly this moment's bits.
   Result<std::vector<filters::BitChange>> take_delta();
-  // Keys added or removed since the last mark: what the update threshold counts.
-  std::uint64_t keys_changed_since_mark() const;
+  // Keys added since the last mark: the new documents that Summary Cache's
+  // update threshold counts (removals ride along in the same delta).
+  std::uint64_t keys_added_since_mark() const;
   FilterStats stats() const;
   filters::CountingBloomFilter copy() const;
 
@@ -45,7 +46,7 @@ class KeyFilter {
   mutable std::mutex mutex_;
   filters::CountingBloomFilter filter_;
   std::uint64_t entries_ = 0;
-  std::uint64_t keys_changed_ = 0;
+  std::uint64_t keys_added_ = 0;
   std::function<void(std::string_view)> log_;
 };
 

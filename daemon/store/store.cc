@@ -56,6 +56,18 @@ std::vector<ObjectPtr> Store::find(std::string_view key) {
   return out;
 }
 
+bool Store::holds(std::string_view key, const filters::Hash128& hash) const {
+  Shard& s = shard_of(hash);
+  std::lock_guard lock(s.mutex);
+  for (EntryRef ref = s.index.first_variant(hash); ref != kNoEntry;
+       ref = s.index.at(ref).next_variant) {
+    const IndexEntry& e = s.index.at(ref);
+    // A disk-only entry keeps no key: its 128-bit hash stands for it.
+    if (!e.object || e.object->key == key) return true;
+  }
+  return false;
+}
+
 void Store::find(std::string_view key, const filters::Hash128& hash, std::vector<ObjectPtr>& out) {
   out.clear();
   struct Candidate {

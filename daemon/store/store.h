@@ -51,6 +51,9 @@ class Store {
   // The same into a caller's vector (cleared first), hash already computed:
   // a memory hit then allocates nothing once `out` has capacity.
   void find(std::string_view key, const filters::Hash128& hash, std::vector<ObjectPtr>& out);
+  // Whether any variant of key is stored, without counting a hit or moving it
+  // in the eviction order: for answering a peer's ICP query (a question, not a use).
+  bool holds(std::string_view key, const filters::Hash128& hash) const;
 
   // The body of an object from find(). From disk: read whole, checksum
   // verified, and the object promoted into the memory tier when it fits.
@@ -84,7 +87,7 @@ class Store {
   filters::BloomFilter filter_snapshot_and_mark();
   // take_filter_changes() with each bit's value now: a summary delta.
   Result<std::vector<filters::BitChange>> take_filter_delta() { return filter_.take_delta(); }
-  std::uint64_t filter_keys_changed() const { return filter_.keys_changed_since_mark(); }
+  std::uint64_t filter_keys_added() const { return filter_.keys_added_since_mark(); }
   IndexSnapshot index_snapshot() const;
 
  private:
