@@ -19,7 +19,8 @@ const std::string_view kUsage =
     "  filter                the local counting filter (--json: the raw /filter)\n"
     "  purge URL             remove URL from the cache: exit 0 purged, 1 not cached, 2 error\n"
     "  bloom-calc --entries N (--fpr P | --bits-per-entry B) [--hashes K]\n"
-    "                        filter sizes, FPR and summary size on the wire (offline)\n"
+    "                        filter sizes, FPR and summary size on the wire (offline);\n"
+    "                        with --fpr also the wire-optimal filter (filter.objective \"wire\")\n"
     "--admin defaults to 127.0.0.1:3129; HOST is an IP literal or localhost.\n"
     "--token-file is safer than --token, which other users can read in the process list.\n";
 
