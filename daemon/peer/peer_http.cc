@@ -15,7 +15,6 @@ awaitable<error_code> exchange_on(Stream& stream, PeerHttpRequest& request, Peer
   req.set(http::field::host, request.host + ":" + std::to_string(request.port));
   req.set(http::field::user_agent, "sumcached-peer");
   if (!request.from.empty()) req.set("X-Sumcache-Node", request.from);
-  if (!request.if_none_match.empty()) req.set(http::field::if_none_match, request.if_none_match);
   if (request.method == http::verb::post) {
     req.set(http::field::content_type, kSummaryType);
     req.body() = std::move(request.body);
@@ -34,7 +33,6 @@ awaitable<error_code> exchange_on(Stream& stream, PeerHttpRequest& request, Peer
       std::chrono::steady_clock::now() - sent_at);
   auto& res = parser.get();
   reply.status = res.result_int();
-  reply.etag = std::string(res[http::field::etag]);
   reply.body = std::move(res.body());
   co_return error_code{};
 }

@@ -23,13 +23,11 @@ struct PeerHttpRequest {
   std::uint16_t port = 0;
   std::string target = kSummaryPath;
   std::string body;           // POST: an encoded summary message
-  std::string if_none_match;  // GET: the ETag held
   std::string from;           // X-Sumcache-Node: this node's id
 };
 
 struct PeerHttpReply {
   unsigned status = 0;
-  std::string etag;
   std::string body;
   std::chrono::microseconds rtt{0};  // request written to response read
 };

@@ -96,10 +96,6 @@ void PeerService::stop() {
   thread_.join();
 }
 
-tcp::endpoint PeerService::peer_endpoint() const {
-  return exchange_ ? exchange_->endpoint() : tcp::endpoint{};
-}
-
 awaitable<PeerCandidates> PeerService::candidates(std::string_view key,
                                                   const filters::Hash128& hash) {
   PeerCandidates out;

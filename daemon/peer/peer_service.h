@@ -58,8 +58,6 @@ class PeerService {
   // What SIGHUP may change: thresholds, interval, expiry, timeout, weights.
   void apply_live(const config::Config& config);
   const std::string& node_id() const { return node_id_; }
-  // Where the peer listener is bound (port 0 in config: the kernel's choice).
-  tcp::endpoint peer_endpoint() const;
 
  private:
   // ICP has no exchange to learn a peer's health from: every second, a peer

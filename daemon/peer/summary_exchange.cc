@@ -308,7 +308,7 @@ awaitable<void> SummaryExchange::push_to(std::size_t i, std::shared_ptr<const st
                                          bool full) {
   Peer& peer = table_.at(i);
   PeerHttpRequest req{http::verb::post, peer.config.host, peer.config.peer_port, kSummaryPath,
-                      *message, {}, config_.node.id};
+                      *message, config_.node.id};
   auto [ec, reply] = co_await peer_http_exchange(executor_, std::move(req),
                                                  config_.cluster.peer_timeout_ms,
                                                  tls_client_.get());
@@ -323,8 +323,10 @@ awaitable<void> SummaryExchange::push_to(std::size_t i, std::shared_ptr<const st
   table_.record_rtt(i, reply.rtt);
   if (reply.status == 204 || reply.status == 200) {
     table_.record_success(i);
-    log_.debug("summary " + std::string(full ? "full" : "delta") + " of " +
-               std::to_string(message->size()) + " bytes delivered to " + peer.config.id);
+    if (log_.enabled(LogLevel::debug)) {
+      log_.debug("summary " + std::string(full ? "full" : "delta") + " of " +
+                 std::to_string(message->size()) + " bytes delivered to " + peer.config.id);
+    }
     if (full) {
       std::lock_guard lock(table_.mutex());
       table_.at(i).link.needs_full = false;
@@ -344,7 +346,7 @@ awaitable<void> SummaryExchange::push_to(std::size_t i, std::shared_ptr<const st
 awaitable<void> SummaryExchange::pull_from(std::size_t i) {
   Peer& peer = table_.at(i);
   PeerHttpRequest req{http::verb::get, peer.config.host, peer.config.peer_port, kSummaryPath,
-                      {}, {}, config_.node.id};
+                      {}, config_.node.id};
   auto [ec, reply] = co_await peer_http_exchange(executor_, std::move(req),
                                                  config_.cluster.peer_timeout_ms,
                                                  tls_client_.get());

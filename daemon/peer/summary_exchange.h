@@ -24,7 +24,6 @@ class SummaryExchange {
   SummaryExchange(asio::any_io_executor executor, const config::Config& config, Store& store,
                   Logger& log, PeerTable& table, filters::SummaryDirectory& directory);
   bool listen(std::string& failed);
-  tcp::endpoint endpoint() const { return listener_.local_endpoint(); }
   void start();
   void stop();
 

@@ -18,11 +18,6 @@ error_code SummaryListener::listen(const tcp::endpoint& endpoint, std::string& f
   return open_acceptor(acceptor_, endpoint, false, failed_step);
 }
 
-tcp::endpoint SummaryListener::local_endpoint() const {
-  error_code ec;
-  return acceptor_.local_endpoint(ec);
-}
-
 void SummaryListener::start() { asio::co_spawn(executor_, accept_loop(), asio::detached); }
 
 void SummaryListener::stop() {

@@ -37,7 +37,6 @@ class SummaryListener {
   SummaryListener(asio::any_io_executor executor, SummaryHandler handler,
                   std::chrono::milliseconds timeout, asio::ssl::context* tls = nullptr);
   error_code listen(const tcp::endpoint& endpoint, std::string& failed_step);
-  tcp::endpoint local_endpoint() const;
   void start();
   void stop();
 

@@ -8,9 +8,12 @@
 
 #include "daemon/admin/prometheus_writer.h"
 #include "tests/daemon/admin/promtool.h"
+#include "tests/daemon/admin/metric_samples.h"
 
 namespace sumcache::daemon {
 namespace {
+
+using sumcache::testing::metric_samples;
 
 TEST(PrometheusText, LabelValuesEscapeBackslashQuoteAndNewline) {
   EXPECT_EQ(escape_label_value(R"(a\b"c)"
@@ -74,19 +77,6 @@ StatsSnapshot sample_snapshot() {
   return s;
 }
 
-// name{labels} -> value for every sample line; the family each line belongs to.
-std::map<std::string, std::string> samples_of(const std::string& text) {
-  std::map<std::string, std::string> out;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    const auto space = line.rfind(' ');
-    out[line.substr(0, space)] = line.substr(space + 1);
-  }
-  return out;
-}
-
 TEST(MetricsText, EveryFamilyHasOneHelpAndOneTypeBeforeItsSamples) {
   const std::string text = metrics_text(sample_snapshot());
   std::set<std::string> help, type;
@@ -118,7 +108,7 @@ TEST(MetricsText, EveryFamilyHasOneHelpAndOneTypeBeforeItsSamples) {
 }
 
 TEST(MetricsText, FiguresAppearWithConventionalLabels) {
-  const auto samples = samples_of(metrics_text(sample_snapshot()));
+  const auto samples = metric_samples(metrics_text(sample_snapshot()));
   EXPECT_EQ(samples.at(R"(sumcache_requests_total{result="miss"})"), "2");
   EXPECT_EQ(samples.at(R"(sumcache_requests_total{result="hit"})"), "1");
   EXPECT_EQ(samples.at(R"(sumcache_requests_total{result="refresh_hit"})"), "0");
@@ -133,7 +123,7 @@ TEST(MetricsText, FiguresAppearWithConventionalLabels) {
 }
 
 TEST(MetricsText, HistogramBucketsAreCumulativeAndEndAtTheCount) {
-  const auto samples = samples_of(metrics_text(sample_snapshot()));
+  const auto samples = metric_samples(metrics_text(sample_snapshot()));
   EXPECT_EQ(samples.at(R"(sumcache_request_duration_seconds_bucket{result="hit",le="0.000032"})"),
             "0");
   EXPECT_EQ(samples.at(R"(sumcache_request_duration_seconds_bucket{result="hit",le="0.000064"})"),

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <thread>
 
+#include "tests/daemon/admin/metric_samples.h"
 #include "tests/daemon/admin/promtool.h"
 #include "tests/daemon/integration/proxy_fixture.h"
 
@@ -102,19 +103,6 @@ class Admin : public ProxyTest {
 
   std::uint16_t admin_port_ = 0;
 };
-
-// name{labels} -> value, from the text format.
-std::map<std::string, std::string> metric_samples(const std::string& text) {
-  std::map<std::string, std::string> out;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    const auto space = line.rfind(' ');
-    out[line.substr(0, space)] = line.substr(space + 1);
-  }
-  return out;
-}
 
 TEST_F(Admin, CountersFollowAMissAHitAPurgeAMissAndAn404) {
   ASSERT_TRUE(start());
