@@ -34,7 +34,7 @@ awaitable<bool> send(ClientConnection& client, const HitRequest& request, std::s
   const std::array<asio::const_buffer, 3> buffers{asio::buffer(head), asio::buffer(extra),
                                                   asio::buffer(body)};
   client.stream.expires_after(request.write_timeout);
-  auto [ec, n] = co_await asio::async_write(client.stream, buffers, use_nothrow);
+  auto [ec, n] = co_await asio::async_write(client.stream, buffers, transfer_all_at_once, use_nothrow);
   client.bytes_out += n;
   if (ec) client.keep_alive = false;
   co_return !ec;
