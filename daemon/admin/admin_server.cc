@@ -1,5 +1,7 @@
 #include "daemon/admin/admin_server.h"
 
+#include <pthread.h>
+
 #include "daemon/admin/admin_session.h"
 #include "daemon/server/listener.h"
 
@@ -35,7 +37,10 @@ error_code AdminServer::listen(const tcp::endpoint& endpoint, tcp::endpoint& bou
 void AdminServer::start() {
   asio::co_spawn(*io_, accept_loop(), asio::detached);
   asio::co_spawn(*io_, sample_loop(), asio::detached);
-  thread_ = std::thread([this] { io_->run(); });
+  thread_ = std::thread([this] {
+    pthread_setname_np(pthread_self(), "sc-admin");
+    io_->run();
+  });
 }
 
 void AdminServer::stop() {

@@ -1,5 +1,7 @@
 #include "daemon/peer/peer_service.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 
 #include "daemon/peer/icp_agent.h"
@@ -78,7 +80,10 @@ bool PeerService::start() {
   } else {
     return true;
   }
-  thread_ = std::thread([this] { io_.run(); });
+  thread_ = std::thread([this] {
+    pthread_setname_np(pthread_self(), "sc-peer");
+    io_.run();
+  });
   log_.info(std::string("cluster: sharing ") + (icp_ ? "icp" : "summary") + " with " +
             std::to_string(table_.size()) + " peers");
   return true;

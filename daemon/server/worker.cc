@@ -1,5 +1,6 @@
 #include "daemon/server/worker.h"
 
+#include <pthread.h>
 #include <sched.h>
 
 #include <future>
@@ -44,7 +45,10 @@ void Worker::start() {
   for (auto& acceptor : acceptors_) {
     asio::co_spawn(io_, accept_loop(*acceptor), asio::detached);
   }
-  thread_ = std::thread([this] { io_.run(); });
+  thread_ = std::thread([this] {
+    pthread_setname_np(pthread_self(), "sc-worker");
+    io_.run();
+  });
 }
 
 awaitable<void> Worker::accept_loop(tcp::acceptor& acceptor) {

@@ -1,6 +1,9 @@
 #include "daemon/store/disk_scan.h"
 
+#include <unistd.h>
+
 #include <filesystem>
+#include <utility>
 
 #include "daemon/store/object_path.h"
 #include "daemon/store/store_error.h"
@@ -45,6 +48,19 @@ Result<DiskScan> scan_disk_tier(const std::string& root, const FileLimits& limit
     ++scan.removed;
     say(log, "store: removed " + path + ": " + reason);
   };
+  const auto admit = [&](const std::string& path, const ObjectName& name) {
+    auto checked = check_file(path, name, limits, verify_bodies);
+    if (checked) {
+      scan.records.push_back(*checked);
+    } else if (is_damage(checked.error())) {
+      remove_bad(path, checked.error().message());
+    } else {
+      say(log, "store: leaving " + path + " out of the index: " + checked.error().message());
+    }
+  };
+  // Files of the earlier layout are moved after the walk, which would
+  // otherwise meet them again at their new place.
+  std::vector<std::pair<std::string, ObjectName>> legacy;
   std::error_code ec;
   fs::recursive_directory_iterator it(root, ec);
   if (ec) return ec;
@@ -62,16 +78,28 @@ Result<DiskScan> scan_disk_tier(const std::string& root, const FileLimits& limit
     const auto name = parse_object_path(relative);
     if (!name) {
       say(log, "store: ignoring " + path + ": not an object file name");
+    } else if (name->legacy) {
+      legacy.emplace_back(path, *name);
+    } else {
+      admit(path, *name);
+    }
+  }
+  for (const auto& [old_path, name] : legacy) {
+    const std::string path = object_file_path(root, name.hash, name.variant_hash);
+    if (auto move_ec = move_file(old_path, path)) {
+      say(log, "store: leaving " + old_path + " out of the index: cannot move it to " + path +
+                   ": " + move_ec.message());
       continue;
     }
-    auto checked = check_file(path, *name, limits, verify_bodies);
-    if (checked) {
-      scan.records.push_back(*checked);
-    } else if (is_damage(checked.error())) {
-      remove_bad(path, checked.error().message());
-    } else {
-      say(log, "store: leaving " + path + " out of the index: " + checked.error().message());
-    }
+    admit(path, name);
+    // The old directories go once empty; rmdir refuses any that is not.
+    const fs::path dir = fs::path(old_path).parent_path();
+    ::rmdir(dir.c_str());
+    ::rmdir(dir.parent_path().c_str());
+  }
+  if (!legacy.empty()) {
+    say(log, "store: moved " + std::to_string(legacy.size()) +
+                 " object files into the 16 x 256 directory layout");
   }
   return scan;
 }

@@ -1,5 +1,7 @@
 #include "daemon/store/disk_writer.h"
 
+#include <pthread.h>
+
 #include <utility>
 
 namespace sumcache::daemon {
@@ -44,6 +46,7 @@ std::uint64_t DiskWriter::queued_bytes() const {
 
 // Stops only with an empty queue, so that destruction flushes.
 void DiskWriter::loop() {
+  pthread_setname_np(pthread_self(), "sc-disk");  // for top -H, perf and ps -L
   std::unique_lock lock(mutex_);
   for (;;) {
     wake_.wait(lock, [this] { return stop_ || !queue_.empty(); });

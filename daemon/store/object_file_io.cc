@@ -53,8 +53,8 @@ std::uint64_t read_checksum(std::span<const std::uint8_t, kChecksumBytes> bytes)
   return filters::ByteReader(bytes).le<std::uint64_t>();
 }
 
-// Object directories are made on first use: 65536 of them up front would be
-// slow to create and mostly empty in a small cache.
+// Object directories are made on first use: 4096 of them up front would slow
+// every first start (and every test's) and stay mostly empty in a small cache.
 std::error_code ensure_parent_dirs(const std::string& path) {
   const std::size_t name = path.rfind('/');
   const std::size_t inner = path.rfind('/', name - 1);
@@ -261,6 +261,11 @@ std::error_code remove_file(const std::string& path) {
   // ENOTDIR: a path through a non-directory cannot hold the file either.
   if (::unlink(path.c_str()) == 0 || errno == ENOENT || errno == ENOTDIR) return {};
   return last_error();
+}
+
+std::error_code move_file(const std::string& from, const std::string& to) {
+  if (auto ec = ensure_parent_dirs(to)) return ec;
+  return ::rename(from.c_str(), to.c_str()) == 0 ? std::error_code{} : last_error();
 }
 
 }  // namespace sumcache::daemon

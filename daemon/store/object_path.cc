@@ -32,9 +32,9 @@ std::string object_file_path(std::string_view root, const filters::Hash128& hash
   path.reserve(root.size() + 56);
   path.append(root);
   path.push_back('/');
-  append_hex(path, hash.h1 >> 56, 2);
+  append_hex(path, hash.h1 >> 60, 1);
   path.push_back('/');
-  append_hex(path, (hash.h1 >> 48) & 0xFF, 2);
+  append_hex(path, (hash.h1 >> 52) & 0xFF, 2);
   path.push_back('/');
   append_hex(path, hash.h1, 16);
   append_hex(path, hash.h2, 16);
@@ -46,19 +46,24 @@ std::string object_file_path(std::string_view root, const filters::Hash128& hash
 }
 
 std::optional<ObjectName> parse_object_path(std::string_view relative) {
-  // "ab/cd/" + 32 hex, optionally "." + 16 hex.
-  if (relative.size() != 38 && relative.size() != 55) return std::nullopt;
-  if (relative[2] != '/' || relative[5] != '/') return std::nullopt;
-  const auto dir1 = parse_hex(relative.substr(0, 2));
-  const auto dir2 = parse_hex(relative.substr(3, 2));
-  const auto h1 = parse_hex(relative.substr(6, 16));
-  const auto h2 = parse_hex(relative.substr(22, 16));
+  // "a/bc/" or the legacy "ab/cd/", then 32 hex, optionally "." + 16 hex.
+  const bool legacy = relative.size() > 2 && relative[2] == '/';
+  const std::size_t dir1_len = legacy ? 2 : 1;
+  const std::size_t prefix = dir1_len + 4;
+  if (relative.size() != prefix + 32 && relative.size() != prefix + 49) return std::nullopt;
+  if (relative[dir1_len] != '/' || relative[prefix - 1] != '/') return std::nullopt;
+  const auto dir1 = parse_hex(relative.substr(0, dir1_len));
+  const auto dir2 = parse_hex(relative.substr(dir1_len + 1, 2));
+  const auto h1 = parse_hex(relative.substr(prefix, 16));
+  const auto h2 = parse_hex(relative.substr(prefix + 16, 16));
   if (!dir1 || !dir2 || !h1 || !h2) return std::nullopt;
-  if (*dir1 != (*h1 >> 56) || *dir2 != ((*h1 >> 48) & 0xFF)) return std::nullopt;
-  ObjectName name{{*h1, *h2}, 0};
-  if (relative.size() == 55) {
-    if (relative[38] != '.') return std::nullopt;
-    const auto v = parse_hex(relative.substr(39));
+  const bool placed = legacy ? *dir1 == (*h1 >> 56) && *dir2 == ((*h1 >> 48) & 0xFF)
+                             : *dir1 == (*h1 >> 60) && *dir2 == ((*h1 >> 52) & 0xFF);
+  if (!placed) return std::nullopt;
+  ObjectName name{{*h1, *h2}, 0, legacy};
+  if (relative.size() == prefix + 49) {
+    if (relative[prefix + 32] != '.') return std::nullopt;
+    const auto v = parse_hex(relative.substr(prefix + 33));
     if (!v || *v == 0) return std::nullopt;
     name.variant_hash = *v;
   }

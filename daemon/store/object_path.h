@@ -1,8 +1,11 @@
 #pragma once
-// Where an object lives on disk: root/ab/cd/<h1 h2 as 32 hex>[.<variant hash as
-// 16 hex>], ab and cd being the top two bytes of h1. The name is derived from
-// the hashes alone, so the index needs no path string; two directory levels
-// keep directories near a few thousand files at 10^8 objects.
+// Where an object lives on disk: root/a/bc/<h1 h2 as 32 hex>[.<variant hash as
+// 16 hex>], a being the top 4 bits of h1 and bc the next 8: 16 x 256
+// directories, as nginx's levels=1:2 and Squid's default L1/L2. The name is
+// derived from the hashes alone, so the index needs no path string. 4096
+// directories cost 16 MiB of directory blocks and hold a few hundred files
+// each at 10^6 objects; the earlier 256 x 256 layout cost 256 MiB once spread
+// and made object writes create a directory most of the time.
 
 #include <cstdint>
 #include <optional>
@@ -26,9 +29,11 @@ inline std::string temp_path_for(const std::string& path) {
 struct ObjectName {
   filters::Hash128 hash;
   std::uint64_t variant_hash = 0;
+  bool legacy = false;  // in the earlier "ab/cd/" layout: the scan moves it
 };
-// Parses "ab/cd/<name>" relative to the root; nullopt when it is not an object
-// file's path (or the directories disagree with the name).
+// Parses "a/bc/<name>" (or the earlier "ab/cd/<name>") relative to the root;
+// nullopt when it is not an object file's path (or the directories disagree
+// with the name).
 std::optional<ObjectName> parse_object_path(std::string_view relative);
 
 }  // namespace sumcache::daemon

@@ -106,15 +106,26 @@ TEST(ObjectFile, FieldCapsRefuseOversizedObjects) {
 TEST(ObjectPath, NameRoundTripsThroughTheHashes) {
   const filters::Hash128 h{0xabcd000000000001ULL, 0x2ULL};
   const std::string plain = object_file_path("/r", h, 0);
-  EXPECT_EQ(plain, "/r/ab/cd/abcd0000000000010000000000000002");
+  EXPECT_EQ(plain, "/r/a/bc/abcd0000000000010000000000000002");
   const std::string with_variant = object_file_path("/r", h, 0x11);
   auto parsed = parse_object_path(std::string_view(with_variant).substr(3));
   ASSERT_TRUE(parsed.has_value());
   EXPECT_EQ(parsed->hash, h);
   EXPECT_EQ(parsed->variant_hash, 0x11U);
-  EXPECT_FALSE(parse_object_path("ab/cd/abcd0000000000010000000000000002.tmp"));
+  EXPECT_FALSE(parsed->legacy);
+  EXPECT_FALSE(parse_object_path("a/bc/abcd0000000000010000000000000002.tmp"));
+  EXPECT_FALSE(parse_object_path("f/bc/abcd0000000000010000000000000002"));  // wrong dir
+  EXPECT_FALSE(parse_object_path("a/bd/abcd0000000000010000000000000002"));  // wrong dir
+  EXPECT_FALSE(parse_object_path("a/bc/ABCD0000000000010000000000000002"));
+}
+
+TEST(ObjectPath, TheEarlierLayoutParsesAsLegacy) {
+  const auto parsed = parse_object_path("ab/cd/abcd0000000000010000000000000002.0000000000000011");
+  ASSERT_TRUE(parsed.has_value());
+  EXPECT_TRUE(parsed->legacy);
+  EXPECT_EQ(parsed->hash, (filters::Hash128{0xabcd000000000001ULL, 0x2ULL}));
+  EXPECT_EQ(parsed->variant_hash, 0x11U);
   EXPECT_FALSE(parse_object_path("ff/cd/abcd0000000000010000000000000002"));  // wrong dir
-  EXPECT_FALSE(parse_object_path("ab/cd/ABCD0000000000010000000000000002"));
 }
 
 TEST(StoredObject, VariantHashIsZeroOnlyForNoVariant) {

@@ -77,6 +77,42 @@ TEST(StoreDisk, WritesHappenInTheBackgroundAndTheObjectStaysReadable) {
   EXPECT_EQ(st.queued_disk_jobs, 0U);
 }
 
+// Where the files were before the 16 x 256 layout: root/ab/cd/<name>.
+std::string legacy_path_of(const std::string& dir, const std::string& path) {
+  const std::string name = fs::path(path).filename().string();
+  return dir + "/" + name.substr(0, 2) + "/" + name.substr(2, 2) + "/" + name;
+}
+
+TEST(StoreDisk, FilesOfTheEarlierLayoutAreMovedIntoPlaceAtStartup) {
+  TempDir dir;
+  fill_and_close(dir.path(), 12);
+  std::vector<std::string> legacy_files;
+  for (const auto& entry : fs::recursive_directory_iterator(dir.path())) {
+    const std::string path = entry.path().string();
+    if (!entry.is_regular_file() || entry.path().filename() == kLockFileName) continue;
+    legacy_files.push_back(legacy_path_of(dir.path(), path));
+    fs::create_directories(fs::path(legacy_files.back()).parent_path());
+    fs::rename(path, legacy_files.back());
+  }
+  ASSERT_EQ(legacy_files.size(), 12U);
+  LogLines log;
+  auto options = disk_options(dir.path());
+  options.log = log.sink();
+  auto store = open_store(options);
+  EXPECT_TRUE(log.any_contains("moved 12 object files"));
+  EXPECT_EQ(store->stats().disk_objects, 12U);
+  expect_filter_matches_index(*store);
+  for (int i = 0; i < 12; ++i) {
+    const auto found = store->find(key_of(i));
+    ASSERT_EQ(found.size(), 1U) << i;
+    EXPECT_EQ(body_of(*store, found[0]), body_for(i));
+    EXPECT_TRUE(fs::exists(path_for(*store, dir.path(), key_of(i), i % 3 == 0 ? "gzip" : "")));
+  }
+  for (const auto& old : legacy_files) {
+    EXPECT_FALSE(fs::exists(fs::path(old).parent_path())) << old;  // emptied and removed
+  }
+}
+
 TEST(StoreDisk, RestartBringsBackEveryObjectWithIdenticalBytesAndTheSameFilter) {
   TempDir dir;
   std::vector<std::uint8_t> counters_before;
