@@ -1,6 +1,7 @@
 #include "daemon/store/disk_writer.h"
 
 #include <pthread.h>
+#include <sched.h>
 
 #include <utility>
 
@@ -47,6 +48,13 @@ std::uint64_t DiskWriter::queued_bytes() const {
 // Stops only with an empty queue, so that destruction flushes.
 void DiskWriter::loop() {
   pthread_setname_np(pthread_self(), "sc-disk");  // for top -H, perf and ps -L
+  // Writing a copy of what memory already serves must not take a saturated
+  // core from the workers: on one core it halved hit throughput while a fill
+  // was being written (docs/performance.md). An idle core runs it at once;
+  // under sustained saturation the queue fills and later objects stay
+  // memory-only (disk_writes_skipped). Failing to lower it changes nothing else.
+  sched_param param{};
+  pthread_setschedparam(pthread_self(), SCHED_IDLE, &param);
   std::unique_lock lock(mutex_);
   for (;;) {
     wake_.wait(lock, [this] { return stop_ || !queue_.empty(); });

@@ -2,6 +2,7 @@
 // promotion, refresh of disk-only objects, streaming reads, write errors.
 
 #include <fcntl.h>
+#include <sched.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -111,6 +112,23 @@ TEST(StoreDisk, FilesOfTheEarlierLayoutAreMovedIntoPlaceAtStartup) {
   for (const auto& old : legacy_files) {
     EXPECT_FALSE(fs::exists(fs::path(old).parent_path())) << old;  // emptied and removed
   }
+}
+
+// The writer copies what memory already serves: it runs only on CPU time the
+// workers leave (docs/performance.md, the 100k-URL row).
+TEST(StoreDisk, TheWriterThreadRunsAtIdlePriority) {
+  TempDir dir;
+  auto store = open_store(disk_options(dir.path()));
+  ASSERT_FALSE(store->insert(make_object(*store, key_of(1), body_for(1))));
+  store->flush();  // the writer has run a job: it is past its setup
+  int policy = -1;
+  for (const auto& task : fs::directory_iterator("/proc/self/task")) {
+    std::ifstream comm(task.path() / "comm");
+    std::string name;
+    std::getline(comm, name);
+    if (name == "sc-disk") policy = sched_getscheduler(std::stoi(task.path().filename().string()));
+  }
+  EXPECT_EQ(policy, SCHED_IDLE);
 }
 
 TEST(StoreDisk, RestartBringsBackEveryObjectWithIdenticalBytesAndTheSameFilter) {
