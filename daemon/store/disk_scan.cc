@@ -84,21 +84,28 @@ Result<DiskScan> scan_disk_tier(const std::string& root, const FileLimits& limit
       admit(path, *name);
     }
   }
+  std::size_t moved = 0;
   for (const auto& [old_path, name] : legacy) {
     const std::string path = object_file_path(root, name.hash, name.variant_hash);
-    if (auto move_ec = move_file(old_path, path)) {
+    const std::error_code move_ec = move_file(old_path, path);
+    if (move_ec == std::errc::file_exists) {
+      remove_bad(old_path, "an object file of the same name is already in place");
+      continue;
+    }
+    if (move_ec) {
       say(log, "store: leaving " + old_path + " out of the index: cannot move it to " + path +
                    ": " + move_ec.message());
       continue;
     }
+    ++moved;
     admit(path, name);
     // The old directories go once empty; rmdir refuses any that is not.
     const fs::path dir = fs::path(old_path).parent_path();
     ::rmdir(dir.c_str());
     ::rmdir(dir.parent_path().c_str());
   }
-  if (!legacy.empty()) {
-    say(log, "store: moved " + std::to_string(legacy.size()) +
+  if (moved > 0) {
+    say(log, "store: moved " + std::to_string(moved) +
                  " object files into the 16 x 256 directory layout");
   }
   return scan;

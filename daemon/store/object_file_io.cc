@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cstdio>
 #include <utility>
 
 #include "daemon/store/checksum_stream.h"
@@ -265,7 +266,9 @@ std::error_code remove_file(const std::string& path) {
 
 std::error_code move_file(const std::string& from, const std::string& to) {
   if (auto ec = ensure_parent_dirs(to)) return ec;
-  return ::rename(from.c_str(), to.c_str()) == 0 ? std::error_code{} : last_error();
+  return ::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0
+             ? std::error_code{}
+             : last_error();
 }
 
 }  // namespace sumcache::daemon

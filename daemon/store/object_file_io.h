@@ -68,7 +68,8 @@ Result<std::uint64_t> rewrite_object_header(const std::string& path,
                                             const FileLimits& limits, bool fsync);
 // A missing file counts as removed.
 std::error_code remove_file(const std::string& path);
-// Renames from to to, making to's two directory levels first.
+// Renames from to to, making to's two directory levels first; never replaces
+// an existing file at to (EEXIST).
 std::error_code move_file(const std::string& from, const std::string& to);
 
 }  // namespace sumcache::daemon

@@ -116,6 +116,28 @@ TEST(StoreDisk, FilesOfTheEarlierLayoutAreMovedIntoPlaceAtStartup) {
 
 // The writer copies what memory already serves: it runs only on CPU time the
 // workers leave (docs/performance.md, the 100k-URL row).
+TEST(StoreDisk, AnEarlierLayoutCopyOfAFileInPlaceIsRemoved) {
+  TempDir dir;
+  fill_and_close(dir.path(), 1);
+  std::string current;
+  {
+    auto store = open_store(disk_options(dir.path()));
+    current = path_for(*store, dir.path(), key_of(0), "gzip");
+  }
+  const std::string old = legacy_path_of(dir.path(), current);
+  fs::create_directories(fs::path(old).parent_path());
+  fs::copy_file(current, old);
+  LogLines log;
+  auto options = disk_options(dir.path());
+  options.log = log.sink();
+  auto store = open_store(options);
+  EXPECT_TRUE(log.any_contains("removed " + old, "already in place"));
+  EXPECT_FALSE(fs::exists(old));
+  EXPECT_EQ(store->stats().disk_objects, 1U);
+  expect_filter_matches_index(*store);
+  EXPECT_EQ(body_of(*store, store->find(key_of(0)).at(0)), body_for(0));
+}
+
 TEST(StoreDisk, TheWriterThreadRunsAtIdlePriority) {
   TempDir dir;
   auto store = open_store(disk_options(dir.path()));
