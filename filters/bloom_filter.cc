@@ -149,4 +149,17 @@ Result<BloomFilter> BloomFilter::deserialize(std::span<const std::uint8_t> bytes
   return filter;
 }
 
+std::vector<BitChange> bit_differences(const BloomFilter& from, const BloomFilter& to) {
+  std::vector<BitChange> out;
+  const auto a = from.words();
+  const auto b = to.words();
+  for (std::size_t w = 0; w < a.size(); ++w) {
+    for (std::uint64_t x = a[w] ^ b[w]; x != 0; x &= x - 1) {
+      const std::uint64_t bit = static_cast<std::uint64_t>(std::countr_zero(x));
+      out.push_back({w * 64 + bit, ((b[w] >> bit) & 1U) != 0});
+    }
+  }
+  return out;
+}
+
 }  // namespace sumcache::filters

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "filters/bit_change.h"
 #include "filters/filter_params.h"
 #include "filters/hashing.h"
 #include "filters/huge_page_allocator.h"
@@ -58,5 +59,9 @@ class BloomFilter {
   Hasher hasher_;
   FilterArray<std::uint64_t> words_;
 };
+
+// "Bit i is now v" for every bit where `to` differs from `from`, in position
+// order: a summary delta between two views. Both must have the same params.
+std::vector<BitChange> bit_differences(const BloomFilter& from, const BloomFilter& to);
 
 }  // namespace sumcache::filters

@@ -52,21 +52,6 @@ protocol::SummaryInfo info_for(const filters::BloomFilter& bits, std::uint64_t s
   return {"bench-node", 1, sequence, bits.params(), bits.hasher(), n};
 }
 
-// "Bit i is now v" for every bit that differs between the two views.
-std::vector<filters::BitChange> diff(const filters::BloomFilter& base,
-                                     const filters::BloomFilter& now) {
-  std::vector<filters::BitChange> out;
-  const auto a = base.words();
-  const auto b = now.words();
-  for (std::size_t w = 0; w < a.size(); ++w) {
-    for (std::uint64_t x = a[w] ^ b[w]; x != 0; x &= x - 1) {
-      const std::uint64_t i = w * 64 + static_cast<unsigned>(__builtin_ctzll(x));
-      out.push_back({i, now.test_bit(i)});
-    }
-  }
-  return out;
-}
-
 void run(const char* name, std::uint64_t n, filters::BloomParams params, double target_fpr) {
   auto counting = *filters::CountingBloomFilter::create(params);
   for (std::uint64_t i = 0; i < n; ++i) counting.add(testing::url_key(i));
@@ -100,7 +85,7 @@ void run(const char* name, std::uint64_t n, filters::BloomParams params, double 
       if (counting.remove(testing::url_key(replaced))) std::abort();
       counting.add(testing::url_key(n + replaced));
     }
-    const auto changes = diff(base, counting.bit_view());
+    const auto changes = filters::bit_differences(base, counting.bit_view());
     delta_bytes[step] =
         protocol::encode_delta(info_for(base, ++sequence, n), 1, changes, kSecret).size();
   }

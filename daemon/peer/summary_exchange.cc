@@ -1,6 +1,5 @@
 #include "daemon/peer/summary_exchange.h"
 
-#include <bit>
 #include <random>
 
 #include "protocol/decode.h"
@@ -29,21 +28,6 @@ protocol::DecodeLimits limits() {
   l.max_m = filters::kMaxDirectoryBits;
   l.max_message_bytes = kMaxSummaryBytes;
   return l;
-}
-
-// "Bit i is now v" for every bit where `to` differs from `from` (same params).
-std::vector<filters::BitChange> bit_differences(const filters::BloomFilter& from,
-                                                const filters::BloomFilter& to) {
-  std::vector<filters::BitChange> out;
-  const auto a = from.words();
-  const auto b = to.words();
-  for (std::size_t w = 0; w < a.size(); ++w) {
-    for (std::uint64_t x = a[w] ^ b[w]; x != 0; x &= x - 1) {
-      const std::uint64_t bit = static_cast<std::uint64_t>(std::countr_zero(x));
-      out.push_back({w * 64 + bit, ((b[w] >> bit) & 1U) != 0});
-    }
-  }
-  return out;
 }
 
 SummaryResponse answer(unsigned status, std::string body) {
@@ -256,7 +240,7 @@ void SummaryExchange::publish_round(bool delta_due, SteadyTime now) {
       // More flips than the change log holds (a high threshold, a purge):
       // the difference from what the peers were sent is the delta.
       filters::BloomFilter now_bits = store_.filter_snapshot();
-      changes = bit_differences(*published_, now_bits);
+      changes = filters::bit_differences(*published_, now_bits);
       published_ = std::move(now_bits);
     }
     if (base != 0) {

@@ -95,6 +95,19 @@ TEST(BloomFilter, EqualityComparesParamsHasherAndBits) {
   EXPECT_NE(make(10'000, 4), make(10'000, 3));
 }
 
+TEST(BloomFilter, BitDifferencesListEachChangedBitWithItsNewValueInOrder) {
+  auto from = *BloomFilter::create({200, 3});
+  auto to = *BloomFilter::create({200, 3});
+  from.set_bit(3, true);    // cleared in `to`
+  from.set_bit(70, true);   // unchanged
+  to.set_bit(70, true);
+  to.set_bit(64, true);     // set, across a word boundary
+  to.set_bit(199, true);    // the last bit
+  const std::vector<BitChange> expected{{3, false}, {64, true}, {199, true}};
+  EXPECT_EQ(bit_differences(from, to), expected);
+  EXPECT_TRUE(bit_differences(to, to).empty());
+}
+
 TEST(BloomFilter, InvalidParametersAreRejected) {
   EXPECT_EQ(BloomFilter::create({0, 4}).error(), FilterErrc::invalid_bits);
   EXPECT_EQ(BloomFilter::create({10, 0}).error(), FilterErrc::invalid_hashes);
