@@ -11,7 +11,7 @@ awaitable<unsigned> serve_purge_method(WorkerContext& worker, const Settings& se
                                        ClientConnection& client, const Route& route,
                                        unsigned version, AccessRecord& record) {
   record.result = CacheResult::pass;
-  record.hierarchy = "NONE";
+  record.hierarchy = {};
   if (!settings.admin_clients.allows(client.address)) {
     record.result = CacheResult::error;
     co_return co_await send_error(client, settings, http::status::forbidden,

@@ -16,28 +16,55 @@ int head_status(std::string_view head) {
   return status;
 }
 
-std::string per_response_fields(const HitRequest& request, const ClientConnection& client,
-                                std::chrono::seconds age, std::string_view x_cache) {
-  std::string out = "Age: " + std::to_string(age.count()) + "\r\nX-Cache: ";
-  out.append(x_cache).append("\r\n");
-  if (!client.keep_alive) {
-    out += "Connection: close\r\n";
-  } else if (request.version == 10) {
-    out += "Connection: keep-alive\r\n";
+// Age, X-Cache and Connection: the fields that differ per response, built
+// on the stack (every hit sends them).
+class PerResponseFields {
+ public:
+  PerResponseFields(const HitRequest& request, const ClientConnection& client,
+                    std::chrono::seconds age, std::string_view x_cache) {
+    append("Age: ");
+    size_ = static_cast<std::size_t>(
+        std::to_chars(text_.data() + size_, text_.data() + text_.size(), age.count()).ptr -
+        text_.data());
+    append("\r\nX-Cache: ");
+    append(x_cache.substr(0, kMaxXCache));
+    append("\r\n");
+    if (!client.keep_alive) {
+      append("Connection: close\r\n");
+    } else if (request.version == 10) {
+      append("Connection: keep-alive\r\n");
+    }
+    append("\r\n");
   }
-  out += "\r\n";
-  return out;
+  std::string_view view() const { return {text_.data(), size_}; }
+
+ private:
+  static constexpr std::size_t kMaxXCache = 32;  // the longest X-Cache value is far shorter
+  void append(std::string_view s) {
+    std::copy(s.begin(), s.end(), text_.data() + size_);
+    size_ += s.size();
+  }
+  std::array<char, 128> text_;
+  std::size_t size_ = 0;
+};
+
+// Starts the write of a hit under the request's write timeout. Not a
+// coroutine of its own: every hit would pay for one more frame.
+auto write_response(ClientConnection& client, const HitRequest& request, std::string_view head,
+                    std::string_view extra, std::string_view body) {
+  client.stream.expires_after(request.write_timeout);
+  return asio::async_write(
+      client.stream,
+      std::array<asio::const_buffer, 3>{asio::buffer(head), asio::buffer(extra),
+                                        asio::buffer(body)},
+      transfer_all_at_once, use_nothrow);
 }
 
-awaitable<bool> send(ClientConnection& client, const HitRequest& request, std::string_view head,
-                     std::string_view extra, std::string_view body) {
-  const std::array<asio::const_buffer, 3> buffers{asio::buffer(head), asio::buffer(extra),
-                                                  asio::buffer(body)};
-  client.stream.expires_after(request.write_timeout);
-  auto [ec, n] = co_await asio::async_write(client.stream, buffers, transfer_all_at_once, use_nothrow);
+bool sent(ClientConnection& client, const std::tuple<error_code, std::size_t>& result) {
+  const auto& [ec, n] = result;
   client.bytes_out += n;
   if (ec) client.keep_alive = false;
-  co_return !ec;
+  return !ec;
 }
 
 void replace_field(HeaderList& fields, std::string_view name, std::string value) {
@@ -50,7 +77,8 @@ void replace_field(HeaderList& fields, std::string_view name, std::string value)
 awaitable<unsigned> write_hit(ClientConnection& client, const HitRequest& request,
                               const StoredObject& object, const std::string& body,
                               std::chrono::seconds age, std::string_view x_cache) {
-  const std::string extra = per_response_fields(request, client, age, x_cache);
+  const PerResponseFields fields(request, client, age, x_cache);
+  const std::string_view extra = fields.view();
   const std::string_view method = request.head_method ? "HEAD" : "GET";
   const std::string_view no_body;
   if (request.has_conditionals &&
@@ -58,7 +86,8 @@ awaitable<unsigned> write_hit(ClientConnection& client, const HitRequest& reques
                            request.now) == ConditionalOutcome::send_not_modified) {
     const StoredHead stored = parse_stored_head(object.head);
     const std::string head = build_head("HTTP/1.1 304 Not Modified", not_modified_fields(stored.fields));
-    co_return co_await send(client, request, head, extra, no_body) ? 304U : 0U;
+    const bool ok = sent(client, co_await write_response(client, request, head, extra, no_body));
+    co_return ok ? 304U : 0U;
   }
   if (request.has_range && !request.head_method) {
     StoredHead stored = parse_stored_head(object.head);
@@ -70,17 +99,20 @@ awaitable<unsigned> write_hit(ClientConnection& client, const HitRequest& reques
       replace_field(stored.fields, "Content-Range", range.content_range);
       const std::string head = build_head("HTTP/1.1 206 Partial Content", stored.fields);
       const std::string_view slice = std::string_view(body).substr(range.range.first, length);
-      co_return co_await send(client, request, head, extra, slice) ? 206U : 0U;
+      const bool ok = sent(client, co_await write_response(client, request, head, extra, slice));
+      co_return ok ? 206U : 0U;
     }
     if (range.outcome == RangeOutcome::not_satisfiable) {
       replace_field(stored.fields, "Content-Length", "0");
       replace_field(stored.fields, "Content-Range", range.content_range);
       const std::string head = build_head("HTTP/1.1 416 Range Not Satisfiable", stored.fields);
-      co_return co_await send(client, request, head, extra, no_body) ? 416U : 0U;
+      const bool ok = sent(client, co_await write_response(client, request, head, extra, no_body));
+      co_return ok ? 416U : 0U;
     }
   }
   const std::string_view payload = request.head_method ? no_body : std::string_view(body);
-  const bool ok = co_await send(client, request, object.head, extra, payload);
+  const bool ok =
+      sent(client, co_await write_response(client, request, object.head, extra, payload));
   co_return ok ? static_cast<unsigned>(head_status(object.head)) : 0U;
 }
 

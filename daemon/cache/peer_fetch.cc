@@ -61,7 +61,7 @@ awaitable<std::optional<unsigned>> CacheService::fetch_from_peers(CacheRequest& 
     // its own (X-Cache: ERROR: refused, draining, loop) is not.
     if (status != 504 && msg["X-Cache"] != "ERROR") {
       peers_->report(i, PeerOutcome::hit, rtt);
-      r.record.hierarchy = "SIBLING_HIT/" + peer.id;
+      r.record.hierarchy = {"SIBLING_HIT", peer.id};
       co_return co_await relay_and_store(r, std::move(res), CacheResult::peer_hit,
                                          r.settings.config.cluster.store_peer_hits);
     }

@@ -20,7 +20,8 @@ std::string squid_line(const AccessRecord& r) {
                 static_cast<long long>(r.elapsed.count() / 1000));
   return std::string(prefix) + r.client + " " + squid_tag(r.result) + "/" +
          (r.status < 100 ? "000" : std::to_string(r.status)) + " " + std::to_string(r.bytes) +
-         " " + r.method + " " + r.url + " - " + r.hierarchy + " " + or_dash(r.content_type);
+         " " + r.method + " " + r.url + " - " + std::string(r.hierarchy.code) +
+         (r.hierarchy.host.empty() ? "" : "/" + r.hierarchy.host) + " " + or_dash(r.content_type);
 }
 
 std::string combined_line(const AccessRecord& r) {

@@ -7,12 +7,21 @@
 #include <cstdio>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <system_error>
 
 #include "config/config.h"
 #include "daemon/proxy/proxy_stats.h"
 
 namespace sumcache::daemon {
+
+// Squid's hierarchy field: a code, and the origin host or peer it names
+// ("DIRECT/origin.example"); kept in two parts so that a request builds no
+// string for it.
+struct Hierarchy {
+  std::string_view code = "NONE";  // "NONE", "DIRECT" or "SIBLING_HIT"
+  std::string host;                // empty for NONE
+};
 
 struct AccessRecord {
   std::chrono::system_clock::time_point start;
@@ -24,7 +33,7 @@ struct AccessRecord {
   std::uint64_t bytes = 0;  // sent to the client, head included
   CacheResult result = CacheResult::miss;
   bool from_disk = false;  // a stored body read from the disk tier
-  std::string hierarchy = "NONE";  // "DIRECT/host", "PEER/id" or "NONE"
+  Hierarchy hierarchy;
   std::string content_type;
   std::string referer;
   std::string user_agent;

@@ -5,12 +5,19 @@
 
 #include <string>
 
+#include <boost/intrusive/list.hpp>
+
 #include "daemon/net/asio.h"
 #include "daemon/net/cidr.h"
 
 namespace sumcache::daemon {
 
-struct ClientConnection {
+// The hook puts a connection in its worker's idle list with no allocation,
+// and takes it out when the connection is destroyed.
+using IdleHook = boost::intrusive::list_base_hook<
+    boost::intrusive::link_mode<boost::intrusive::auto_unlink>>;
+
+struct ClientConnection : IdleHook {
   explicit ClientConnection(tcp::socket socket) : stream(std::move(socket)) {}
 
   beast::tcp_stream stream;
@@ -20,5 +27,8 @@ struct ClientConnection {
   bool keep_alive = true;  // false once a response must end the connection
   std::uint64_t bytes_out = 0;
 };
+
+using IdleConnections =
+    boost::intrusive::list<ClientConnection, boost::intrusive::constant_time_size<false>>;
 
 }  // namespace sumcache::daemon

@@ -35,10 +35,10 @@ Ip6Bytes ip6_bytes(const asio::ip::address& address) {
 awaitable<bool> wait_for_request(WorkerContext& worker, ClientConnection& client,
                                  std::chrono::milliseconds idle) {
   if (client.buffer.size() > 0) co_return true;
-  worker.idle.insert(&client);
+  worker.idle.push_back(client);
   client.stream.expires_after(idle);
   auto [ec, n] = co_await client.stream.async_read_some(client.buffer.prepare(4096), use_nothrow);
-  worker.idle.erase(&client);
+  client.unlink();
   if (ec || n == 0) co_return false;
   client.buffer.commit(n);
   co_return true;
@@ -121,8 +121,12 @@ awaitable<unsigned> dispatch(WorkerContext& worker, const Settings& settings,
                                   refusal->reason, version);
   }
   const Route& route = std::get<Route>(routed);
-  record.url = route.kind == RouteKind::tunnel ? std::string(req.target()) : route.cache_key;
-  record.hierarchy = "DIRECT/" + route.upstream.host;
+  if (route.kind == RouteKind::tunnel) {
+    record.url = req.target();
+  } else {
+    record.url = route.cache_key;
+  }
+  record.hierarchy = {"DIRECT", route.upstream.host};
   if (req.method() == http::verb::purge) {
     co_return co_await serve_purge_method(worker, settings, client, route, version, record);
   }

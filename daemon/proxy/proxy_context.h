@@ -8,7 +8,6 @@
 #include <functional>
 #include <memory>
 #include <mutex>
-#include <set>
 
 #include "config/config.h"
 #include "daemon/admin/request_metrics.h"
@@ -16,6 +15,7 @@
 #include "daemon/log/logger.h"
 #include "daemon/net/cidr.h"
 #include "daemon/peer/peer_status.h"
+#include "daemon/proxy/client_connection.h"
 #include "daemon/proxy/proxy_stats.h"
 #include "daemon/upstream/upstream_pool.h"
 
@@ -66,14 +66,12 @@ struct ProxyShared {
   const std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
 };
 
-struct ClientConnection;
-
 struct WorkerContext {
   ProxyShared& shared;
   asio::any_io_executor executor;
   UpstreamPool& pool;
   std::string tls_server_name;  // reverse mode: SNI and verified name for the origin
-  std::set<ClientConnection*> idle;  // waiting for a request: closed at once on drain
+  IdleConnections idle;  // waiting for a request: closed at once on drain
 };
 
 }  // namespace sumcache::daemon

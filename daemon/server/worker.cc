@@ -87,7 +87,7 @@ void Worker::begin_drain() {
       error_code ignored;
       acceptor->close(ignored);
     }
-    for (ClientConnection* idle : context_.idle) idle->stream.cancel();
+    for (ClientConnection& idle : context_.idle) idle.stream.cancel();
   });
 }
 
