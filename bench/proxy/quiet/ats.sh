@@ -1,0 +1,3 @@
+#!/bin/bash
+# ats after sync: see quiet-start.sh.
+exec "$(dirname "$0")/quiet-start.sh" ats "$@"
