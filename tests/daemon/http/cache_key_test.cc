@@ -33,6 +33,7 @@ TEST(CacheKey, NormalizationTable_Rfc9110_4_2_3) {
       {"http://[2001:DB8::1]:8080/x", "http://[2001:db8::1]:8080/x"},
       {"http://[::1]/", "http://[::1]/"},
       {"http://192.0.2.1:0080/", "http://192.0.2.1/"},
+      {"http://example.com:65535/a?", "http://example.com:65535/a?"},
   };
   for (const auto& [uri, key] : table) EXPECT_EQ(key_of(uri), key) << uri;
 }
