@@ -104,6 +104,15 @@ int run_daemon(config::Config config, const std::string& config_path) {
   if (!server.start()) return 1;
   server.run();  // unblocks them once its handlers are in place
   if (peers) peers->stop();
+  // Every stored object is queued for disk: writing the queue out is what
+  // makes a restart lose nothing, and it can take seconds after a fill.
+  const StoreStats pending = (*store)->stats();
+  if (pending.queued_disk_jobs > 0) {
+    log.info("writing " + std::to_string(pending.queued_disk_jobs) + " queued disk jobs (" +
+             std::to_string(pending.queued_disk_bytes) + " bytes) before exit");
+    (*store)->flush();
+    log.info("disk queue written");
+  }
   return 0;
 }
 

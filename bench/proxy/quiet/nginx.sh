@@ -1,3 +1,0 @@
-#!/bin/bash
-# nginx after sync: see quiet-start.sh.
-exec "$(dirname "$0")/quiet-start.sh" nginx "$@"
