@@ -16,8 +16,8 @@
 namespace sumcache::daemon {
 
 // Squid's hierarchy field: a code, and the origin host or peer it names
-// ("DIRECT/origin.example"); kept in two parts so that a request builds no
-// string for it.
+// ("DIRECT/origin.example"); kept in two parts so that a request copies the
+// host (a short one fits in the string itself) instead of concatenating.
 struct Hierarchy {
   std::string_view code = "NONE";  // "NONE", "DIRECT" or "SIBLING_HIT"
   std::string host;                // empty for NONE
