@@ -41,6 +41,7 @@ if [ "$MODE" = forward ]; then
 fi
 wrk_run() { taskset -c 0 wrk -t1 -c64 -d"$1"s -s "$HARNESS/bench.lua" "http://127.0.0.1:$PORT"; }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+ticks_per_second=$(getconf CLK_TCK)
 
 results=$RUN/results.txt
 : >"$results"
@@ -63,7 +64,6 @@ for ((round = 1; round <= ROUNDS; round++)); do
     requests=$(sed -E 's/.*requests=([0-9]+).*/\1/' <<<"$out")
     rps=$(sed -E 's/.*rps=([0-9.]+).*/\1/' <<<"$out")
     p99=$(sed -E 's/.*p99_us=([0-9]+).*/\1/' <<<"$out")
-    ticks_per_second=$(getconf CLK_TCK)
     cost=$(awk -v t=$((after - before)) -v n="$requests" -v hz="$ticks_per_second" \
       'BEGIN { printf "%.2f", t * 1e6 / hz / n }')
     echo "round $round $bin: $rps req/s, p99 $p99 us, $cost us CPU per request"

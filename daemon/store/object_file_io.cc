@@ -73,14 +73,10 @@ std::error_code sync_parent_dir(const std::string& path) {
   return ::fsync(fd.get()) == 0 ? std::error_code{} : last_error();
 }
 
-// Starts writing the file's pages to the device now, without waiting. Left
-// to the kernel, a burst of stored objects becomes hundreds of megabytes of
-// dirty pages written back about 30 s later (dirty_expire_centisecs) by
-// kernel threads at normal priority, stealing the workers' cores at a time
-// unrelated to the writes; started here, the writeback is spread as the
-// writes come, and its submission is charged to the idle-priority writer
-// (as PostgreSQL's *_flush_after settings do). A hint: a failure leaves the
-// pages dirty for the kernel to write, as without it.
+// Starts writing the file's pages to the device now, without waiting, so a
+// fill's dirty pages are not written back in one burst ~30 s later by kernel
+// threads that take the workers' cores (docs/store.md, "Disk tier"). A hint:
+// on failure the kernel writes the pages later, as without it.
 void start_writeback(int fd) {
   static_cast<void>(::sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE));
 }

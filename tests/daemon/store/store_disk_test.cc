@@ -114,8 +114,6 @@ TEST(StoreDisk, FilesOfTheEarlierLayoutAreMovedIntoPlaceAtStartup) {
   }
 }
 
-// The writer copies what memory already serves: it runs only on CPU time the
-// workers leave (docs/performance.md, the 100k-URL row).
 TEST(StoreDisk, AnEarlierLayoutCopyOfAFileInPlaceIsRemoved) {
   TempDir dir;
   fill_and_close(dir.path(), 1);
@@ -138,6 +136,8 @@ TEST(StoreDisk, AnEarlierLayoutCopyOfAFileInPlaceIsRemoved) {
   EXPECT_EQ(body_of(*store, store->find(key_of(0)).at(0)), body_for(0));
 }
 
+// The writer copies what memory already serves: it runs only on CPU time the
+// workers leave (docs/performance.md, the 100k-URL row).
 TEST(StoreDisk, TheWriterThreadRunsAtIdlePriority) {
   TempDir dir;
   auto store = open_store(disk_options(dir.path()));
