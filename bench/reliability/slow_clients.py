@@ -126,6 +126,7 @@ def main():
                   f"meanwhile {good} ok, {bad} failed")
             failures += still_open > 0 or bad > 0 or statuses.get(408, 0) != args.slow
 
+            wrk(port, path, 1)  # warm-up: the first connections and the hit path's caches
             base = wrk(port, path, args.seconds)
             rss_before = harness.rss_kib(node.pid)
             socks = idle_connections(port, args.idle, path)
