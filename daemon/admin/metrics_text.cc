@@ -129,6 +129,16 @@ void write_connections(W& w, const StatsSnapshot& s) {
   w.sample("sumcache_upstream_reuses_total", {}, s.upstream.reuses);
 }
 
+void write_peer_auth(W& w, const StatsSnapshot& s) {
+  w.family("sumcache_peer_auth_refused_total", "counter",
+           "Requests on the proxy port refused as peer requests that did not verify, by reason.");
+  for (std::size_t i = 0; i < protocol::kPeerAuthReasons; ++i) {
+    const auto reason = static_cast<protocol::PeerAuthErrc>(i + 1);
+    w.sample("sumcache_peer_auth_refused_total", {{"reason", protocol::label(reason)}},
+             s.peer_auth_refused[i]);
+  }
+}
+
 void write_filter(W& w, const StatsSnapshot& s) {
   const FilterStats& f = s.filter;
   const FilterFigures fig = filter_figures(f);
@@ -178,6 +188,7 @@ std::string metrics_text(const StatsSnapshot& s) {
   write_latency(w, s);
   write_store(w, s);
   write_connections(w, s);
+  write_peer_auth(w, s);
   write_filter(w, s);
   write_peer_metrics(w, s.peers);
   return w.text();

@@ -32,6 +32,9 @@ void collect_requests(const ProxyShared& shared, StatsSnapshot& s) {
   s.peer_requests = load(st.peer_requests);
   s.peer_false_hits = load(st.peer_false_hits);
   s.peer_errors = load(st.peer_errors);
+  for (std::size_t i = 0; i < protocol::kPeerAuthReasons; ++i) {
+    s.peer_auth_refused[i] = load(st.peer_auth_refused[i]);
+  }
   s.refused_connections = load(st.refused_connections);
   s.upstream_errors = load(st.upstream_errors);
   s.open_connections = shared.connections.load(std::memory_order_relaxed);

@@ -30,15 +30,18 @@ bool is_error_status(unsigned status) { return status >= 500 && status <= 504; }
 awaitable<unsigned> CacheService::serve(WorkerContext& worker, const Settings& settings,
                                         ClientConnection& client,
                                         http::request_parser<http::buffer_body>& parser,
-                                        const Route& route, AccessRecord& record) {
+                                        const Route& route, AccessRecord& record, bool store_only) {
   const auto& req = parser.get();
   CacheRequest r{worker, settings, client, parser, route, record, to_header_list(req.base()),
                  {}, {}, req.method() == http::verb::head, false, false, false,
                  std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now())};
   r.directives = request_directives(r.headers);
+  // The headers beside the MAC are not signed (docs/protocol.md): the store-only
+  // promise does not rest on the request's own only-if-cached.
+  if (store_only) r.directives.only_if_cached = true;
   r.conditional = has_field(r.headers, "If-None-Match") || has_field(r.headers, "If-Modified-Since");
   r.ranged = has_field(r.headers, "Range");
-  r.from_peer = has_field(r.headers, kPeerRequestHeader);
+  r.from_peer = store_only || has_field(r.headers, kPeerRequestHeader);
   r.hash = store_.hash_key(route.cache_key);
   if (!r.directives.no_store) {
     if (auto c = find_candidate(r)) {
@@ -95,7 +98,12 @@ awaitable<unsigned> CacheService::serve_stored(CacheRequest& r, const Candidate&
   std::shared_ptr<const std::string> body = c.object->body;
   if (!body) {
     auto loaded = store_.load_body(c.object);
-    if (!loaded) co_return co_await fetch(r, nullptr, true);  // damaged on disk: a miss
+    if (!loaded) {  // damaged on disk: a miss, which only-if-cached must not fetch (§5.2.1.7)
+      if (!r.directives.only_if_cached) co_return co_await fetch(r, nullptr, true);
+      r.record.result = CacheResult::miss;
+      co_return co_await send_error(r.client, r.settings, http::status::gateway_timeout,
+                                    "only-if-cached: not in this cache", r.parser.get().version());
+    }
     body = std::move(loaded).value();
   }
   HitRequest hit{r.head_method, r.parser.get().version(), r.conditional, r.ranged, &r.headers,

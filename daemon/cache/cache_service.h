@@ -35,11 +35,12 @@ class CacheService {
  public:
   CacheService(Store& store, CachePolicy policy) : store_(store), policy_(policy) {}
 
-  // Returns the status sent; sets record.result.
+  // Returns the status sent; sets record.result. `store_only`: a verified peer
+  // request, answered from the store alone whatever its Cache-Control says.
   awaitable<unsigned> serve(WorkerContext& worker, const Settings& settings,
                             ClientConnection& client,
                             http::request_parser<http::buffer_body>& parser, const Route& route,
-                            AccessRecord& record);
+                            AccessRecord& record, bool store_only = false);
   // RFC 9111 §4.4, after an unsafe method got a 2xx or 3xx.
   void invalidate_after_unsafe(std::string_view method, const Route& route,
                                const ForwardResult& result);

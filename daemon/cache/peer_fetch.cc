@@ -2,12 +2,14 @@
 // whose summaries claim the key are asked in turn with only-if-cached
 // (RFC 9111 §5.2.1.7): a 504 is a false hit (the summary's false positive, or
 // the object left the peer since its last update), counted, and the next peer
-// or the origin follows.
+// or the origin follows. With a cluster secret every request carries
+// Sumcache-Peer-Auth (docs/protocol.md), which the peer checks before its store.
 
 #include "daemon/cache/cache_request.h"
 #include "daemon/cache/cache_service.h"
 #include "daemon/peer/peer_service.h"
 #include "daemon/proxy/response_relay.h"
+#include "protocol/peer_auth.h"
 
 namespace sumcache::daemon {
 
@@ -23,6 +25,15 @@ http::request_header<> peer_head(const CacheRequest& r, const std::string& node_
            prior.empty() ? std::string("only-if-cached")
                          : std::string(prior) + ", only-if-cached");
   head.set(kPeerRequestHeader, node_id);
+  const std::string& secret = r.settings.config.cluster.secret;
+  if (!secret.empty()) {
+    const std::int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
+                                 std::chrono::system_clock::now().time_since_epoch())
+                                 .count();
+    const std::string auth =
+        protocol::sign_peer_request(head.method_string(), head.target(), node_id, now, secret);
+    if (!auth.empty()) head.set(protocol::kPeerAuthHeader, auth);
+  }
   return head;
 }
 

@@ -5,6 +5,7 @@
 #include "daemon/cache/cache_service.h"
 #include "daemon/proxy/client_connection.h"
 #include "daemon/proxy/forward_flow.h"
+#include "daemon/proxy/peer_gate.h"
 #include "daemon/proxy/request_route.h"
 #include "daemon/proxy/tunnel.h"
 
@@ -99,9 +100,12 @@ bool is_cacheable_method(http::verb method) {
   return method == http::verb::get || method == http::verb::head;
 }
 
+// `store_only`: a verified peer request, which bypassed access.allow_clients and
+// so gets what the store holds and nothing else (docs/peers.md).
 awaitable<unsigned> dispatch(WorkerContext& worker, const Settings& settings,
                              ClientConnection& client,
-                             http::request_parser<http::buffer_body>& parser, AccessRecord& record) {
+                             http::request_parser<http::buffer_body>& parser, AccessRecord& record,
+                             bool store_only) {
   auto& req = parser.get();
   const auto& config = settings.config;
   const unsigned version = req.version();
@@ -127,6 +131,15 @@ awaitable<unsigned> dispatch(WorkerContext& worker, const Settings& settings,
     record.url = route.cache_key;
   }
   record.hierarchy = {"DIRECT", route.upstream.host};
+  CacheService* cache = worker.shared.cache;
+  if (store_only) {
+    if (cache == nullptr || route.kind == RouteKind::tunnel || !is_cacheable_method(req.method())) {
+      record.result = CacheResult::miss;
+      co_return co_await send_error(client, settings, http::status::gateway_timeout,
+                                    "only-if-cached: not in this cache", version);
+    }
+    co_return co_await cache->serve(worker, settings, client, parser, route, record, true);
+  }
   if (req.method() == http::verb::purge) {
     co_return co_await serve_purge_method(worker, settings, client, route, version, record);
   }
@@ -134,7 +147,6 @@ awaitable<unsigned> dispatch(WorkerContext& worker, const Settings& settings,
     record.result = CacheResult::tunnel;
     co_return co_await run_tunnel(worker, settings, client, route);
   }
-  CacheService* cache = worker.shared.cache;
   if (cache != nullptr && is_cacheable_method(req.method())) {
     co_return co_await cache->serve(worker, settings, client, parser, route, record);
   }
@@ -204,14 +216,22 @@ awaitable<void> serve_client(WorkerContext& worker, tcp::socket socket) {
       shared.stats.bytes_in.fetch_add(n, std::memory_order_relaxed);
       fill_record(record, client, parser.get());
       client.keep_alive = parser.get().keep_alive() && !shared.draining.load();
-      if (!settings->clients.allows(client.address)) {
+      // Before the allow-list: only a verified peer may pass without a place in it.
+      const PeerRequestCheck peer_check = check_peer_headers(*settings, parser.get());
+      const bool verified_peer = peer_check.kind == PeerRequestKind::verified_peer;
+      if (peer_check.kind == PeerRequestKind::refused) {
+        client.keep_alive = false;
+        record.result = CacheResult::error;
+        status = co_await refuse_peer_request(worker, *settings, client, peer_check,
+                                              parser.get().version());
+      } else if (!verified_peer && !settings->clients.allows(client.address)) {
         client.keep_alive = false;
         record.result = CacheResult::error;
         status = co_await send_error(client, *settings, http::status::forbidden,
                                      "client " + client.address_text + " is not allowed",
                                      parser.get().version());
       } else {
-        status = co_await dispatch(worker, *settings, client, parser, record);
+        status = co_await dispatch(worker, *settings, client, parser, record, verified_peer);
       }
       // An unread request body leaves no way to find the next request.
       if (!parser.is_done()) client.keep_alive = false;

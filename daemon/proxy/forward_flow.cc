@@ -3,6 +3,7 @@
 #include "daemon/proxy/error_response.h"
 #include "daemon/proxy/head_writer.h"
 #include "daemon/proxy/response_relay.h"
+#include "protocol/peer_auth.h"
 
 namespace sumcache::daemon {
 
@@ -12,6 +13,8 @@ http::request_header<> make_upstream_head(const http::request_header<>& client_h
                                           const ClientConnection& client) {
   http::request_header<> head = client_head;
   strip_hop_by_hop(head);
+  // A credential for one hop (docs/protocol.md): never sent on, whoever sent it.
+  head.erase(protocol::kPeerAuthHeader);
   head.target(route.upstream_target);
   head.version(11);
   head.set(http::field::host, route.host_header);

@@ -5,6 +5,8 @@
 #include <atomic>
 #include <cstdint>
 
+#include "protocol/peer_auth_error.h"
+
 namespace sumcache::daemon {
 
 enum class CacheResult { miss, hit, refresh_hit, refresh_miss, stale_hit, collapsed_hit, peer_hit,
@@ -24,6 +26,9 @@ struct ProxyStats {
   std::atomic<std::uint64_t> peer_requests{0};
   std::atomic<std::uint64_t> peer_false_hits{0};  // the peer answered 504
   std::atomic<std::uint64_t> peer_errors{0};      // no answer in time, or a bad one
+  // Requests on the proxy port refused as peer requests that did not verify,
+  // by PeerAuthErrc (index value - 1).
+  std::array<std::atomic<std::uint64_t>, protocol::kPeerAuthReasons> peer_auth_refused{};
 
   void count(CacheResult r, unsigned status) {
     results[static_cast<std::size_t>(r)].fetch_add(1, std::memory_order_relaxed);

@@ -25,7 +25,12 @@ std::string node_config(const ClusterNode& self, const std::vector<ClusterNode>&
     "node": {"id": ")" + self.id + R"("},
     "mode": "forward",
     "workers": 2,
-    "listen": [{"address": "127.0.0.1", "port": )" + std::to_string(self.http_port) + R"(}],
+    "listen": [{"address": "127.0.0.1", "port": )" + std::to_string(self.http_port) + "}" +
+         (o.listen_ipv6_too
+              ? R"(, {"address": "::1", "port": )" + std::to_string(self.http_port) + "}"
+              : "") +
+         R"(],
+    )" + o.extra_json + R"(
     "admin": {"address": "127.0.0.1", "port": )" + std::to_string(self.admin_port) +
          R"(, "token": ")" + kAdminToken + R"("},
     "cache": {"disk": {"enabled": )" + (o.disk ? "true" : "false") + R"(, "path": ")" +

@@ -25,6 +25,8 @@ struct ClusterOptions {
   bool disk = false;
   bool tls = false;  // summaries over TLS, with a test PKI made for the run
   std::string extra_cluster_json{};  // more "cluster" fields, each followed by a comma
+  std::string extra_json{};          // more top-level fields, each followed by a comma
+  bool listen_ipv6_too = false;      // the proxy also listens on [::1], same port
 };
 
 struct ClusterNode {
