@@ -1,10 +1,12 @@
 #include "daemon/proxy/client_session.h"
 
 #include "daemon/admin/proxy_purge.h"
-#include "daemon/http/hop_by_hop.h"
 #include "daemon/cache/cache_service.h"
+#include "daemon/http/hop_by_hop.h"
+#include "daemon/http/message_framing.h"
 #include "daemon/proxy/client_connection.h"
 #include "daemon/proxy/forward_flow.h"
+#include "daemon/proxy/header_convert.h"
 #include "daemon/proxy/request_route.h"
 #include "daemon/proxy/tunnel.h"
 
@@ -93,6 +95,25 @@ std::optional<std::pair<http::status, std::string>> read_failure(error_code ec) 
     return std::pair{http::status::bad_request, "malformed request: " + ec.message()};
   }
   return std::nullopt;
+}
+
+// Beast's own refusals that are about where the body ends.
+bool is_framing_error(error_code ec) {
+  return ec == http::error::bad_transfer_encoding || ec == http::error::bad_content_length ||
+         ec == http::error::multiple_content_length;
+}
+
+// Counts a request refused for its framing and logs it, at most one line a
+// second with the number held back, so a flood of them cannot fill the log.
+void note_framing_refusal(ProxyShared& shared, const ClientConnection& client,
+                          std::string_view reason) {
+  shared.stats.framing_refused_requests.fetch_add(1, std::memory_order_relaxed);
+  if (!shared.log.enabled(LogLevel::warn)) return;
+  const auto held_back = shared.framing_log.admit(LogLimiter::Clock::now());
+  if (!held_back) return;
+  std::string line = "refused a request from " + client.address_text + ": " + std::string(reason);
+  if (*held_back > 0) line += " (" + std::to_string(*held_back) + " more since the last line)";
+  shared.log.warn(line);
 }
 
 bool is_cacheable_method(http::verb method) {
@@ -198,13 +219,26 @@ awaitable<void> serve_client(WorkerContext& worker, tcp::socket socket) {
       record.method = "-";
       record.url = "-";
       record.result = CacheResult::error;
+      if (is_framing_error(rec)) note_framing_refusal(shared, client, failure->second);
       status = co_await send_error(client, *settings, failure->first, failure->second, 11);
     } else {
       shared.stats.requests.fetch_add(1, std::memory_order_relaxed);
       shared.stats.bytes_in.fetch_add(n, std::memory_order_relaxed);
       fill_record(record, client, parser.get());
       client.keep_alive = parser.get().keep_alive() && !shared.draining.load();
-      if (!settings->clients.allows(client.address)) {
+      // Where the body ends is decided here, before dispatch reads any of it:
+      // a message whose framing is ambiguous would let its body be taken for
+      // the next request (RFC 9112 §6.3, §11.2). The connection then closes.
+      const auto framing =
+          request_framing(parser.get().version(), framing_fields(parser.get().base()));
+      if (const auto* refusal = std::get_if<FramingRefusal>(&framing)) {
+        client.keep_alive = false;
+        record.result = CacheResult::error;
+        const std::string reason = make_error_code(refusal->reason).message();
+        note_framing_refusal(shared, client, reason);
+        status = co_await send_error(client, *settings, static_cast<http::status>(refusal->status),
+                                     "malformed request: " + reason, parser.get().version());
+      } else if (!settings->clients.allows(client.address)) {
         client.keep_alive = false;
         record.result = CacheResult::error;
         status = co_await send_error(client, *settings, http::status::forbidden,

@@ -12,6 +12,7 @@
 #include "config/config.h"
 #include "daemon/admin/request_metrics.h"
 #include "daemon/log/access_log.h"
+#include "daemon/log/log_limiter.h"
 #include "daemon/log/logger.h"
 #include "daemon/net/cidr.h"
 #include "daemon/peer/peer_status.h"
@@ -60,6 +61,7 @@ struct ProxyShared {
   std::atomic<bool> draining{false};
   std::atomic<std::uint32_t> connections{0};
   RequestMetrics metrics;  // what the admin endpoint adds to `stats`
+  LogLimiter framing_log;  // requests refused for their framing: one line per second
   // The peer table for GET /peers; empty: no peers. Set before Server::start.
   std::function<PeerStatusList()> peer_status;
   std::atomic<bool> listening{false};  // every proxy listener is accepting
