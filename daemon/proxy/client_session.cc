@@ -1,5 +1,7 @@
 #include "daemon/proxy/client_session.h"
 
+#include <array>
+
 #include "daemon/admin/proxy_purge.h"
 #include "daemon/cache/cache_service.h"
 #include "daemon/http/hop_by_hop.h"
@@ -14,6 +16,9 @@ namespace sumcache::daemon {
 namespace {
 
 constexpr int kClientSendBuffer = 1 << 20;
+// Room in the read buffer beyond a full head: for what one read brings past
+// it, and for one chunk line or trailer section while a body streams.
+constexpr std::size_t kReadBufferSlack = 64 * 1024;
 
 struct ConnectionCount {
   explicit ConnectionCount(std::atomic<std::uint32_t>& n) : n_(n) {}
@@ -30,6 +35,26 @@ Ip6Bytes ip6_bytes(const asio::ip::address& address) {
       address.is_v4() ? asio::ip::make_address_v6(asio::ip::v4_mapped, address.to_v4())
                       : address.to_v6();
   return v6.to_bytes();
+}
+
+// The last response is written and the client may still be sending (a body
+// the proxy refused): closing with unread bytes makes the kernel send RST,
+// which can destroy that response before the client reads it. So the write
+// side is shut and input is discarded for a short, bounded while first, as
+// nginx's lingering_close does.
+awaitable<void> close_lingering(ClientConnection& client) {
+  constexpr auto kLingerTime = std::chrono::seconds(2);
+  constexpr std::size_t kLingerBytes = 1024 * 1024;
+  error_code ec;
+  client.stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+  if (ec) co_return;
+  client.stream.expires_after(kLingerTime);
+  std::array<char, 16 * 1024> sink;
+  for (std::size_t discarded = 0; discarded < kLingerBytes;) {
+    auto [rec, n] = co_await client.stream.async_read_some(asio::buffer(sink), use_nothrow);
+    if (rec) break;
+    discarded += n;
+  }
 }
 
 // Waits for the first byte of the next request under the idle timeout. The
@@ -198,9 +223,14 @@ awaitable<void> serve_client(WorkerContext& worker, tcp::socket socket) {
   // listen sndbuf= does the same.
   client.stream.socket().set_option(asio::socket_base::send_buffer_size(kClientSendBuffer), ec);
 
+  bool closed_by_answer = false;  // a response said Connection: close
   while (client.keep_alive && !shared.draining.load(std::memory_order_relaxed)) {
     const auto settings = shared.settings.get();
     const auto& limits = settings->config.limits;
+    // Beast's parser holds a chunk line (extensions included) or a trailer
+    // section whole in this buffer with no limit of its own: an endless chunk
+    // extension would grow it without bound. A full buffer fails the read (400).
+    client.buffer.max_size(limits.max_header_bytes + kReadBufferSlack);
     if (!co_await wait_for_request(worker, client, limits.client_idle_timeout_ms)) break;
     AccessRecord record;
     record.start = std::chrono::system_clock::now();
@@ -261,8 +291,13 @@ awaitable<void> serve_client(WorkerContext& worker, tcp::socket socket) {
     shared.metrics.record(record);
     shared.stats.bytes_out.fetch_add(record.bytes, std::memory_order_relaxed);
     shared.access_log.write(record);
+    closed_by_answer = !client.keep_alive;
   }
-  client.stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+  if (closed_by_answer) {
+    co_await close_lingering(client);
+  } else {
+    client.stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+  }
 }
 
 }  // namespace sumcache::daemon

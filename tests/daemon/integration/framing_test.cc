@@ -239,10 +239,10 @@ TEST_F(Framing, ReverseProxyRefusesSmugglingPayloadsAndClosesRfc9112_6_3) {
 
 TEST_F(Framing, Http11RequestWithoutHostIs400Rfc9112_3_2) {
   ASSERT_TRUE(start_proxy());
-  expect_refused(
-      {{"no Host", "GET " + origin_url("/outer") + " HTTP/1.1\r\n\r\n"},
-       {"HTTP/2.0 in a text request line (505)",
-        "GET " + origin_url("/outer") + " HTTP/2.0\r\nHost: " + host() + "\r\n\r\n", 505}});
+  expect_refused({{"no Host", "GET " + origin_url("/outer") + " HTTP/1.1\r\n\r\n"},
+                  // Beast refuses it itself ("bad version") before the framing rules see it.
+                  {"HTTP/2.0 in a text request line",
+                   "GET " + origin_url("/outer") + " HTTP/2.0\r\nHost: " + host() + "\r\n\r\n"}});
   // HTTP/1.0 may omit it (RFC 9112 §3.2).
   const RawReply old = send_raw("GET " + origin_url("/obj/old?size=3") + " HTTP/1.0\r\n\r\n");
   const auto responses = parse_responses(old.data);
@@ -254,7 +254,8 @@ TEST_F(Framing, Http11RequestWithoutHostIs400Rfc9112_3_2) {
 // What Beast's parser lets through or refuses on its own, byte by byte: each
 // is refused with a 4xx and a closed connection, or shown to be harmless.
 TEST_F(Framing, LenientSyntaxIsRefusedOrHarmlessRfc9112_5_and_7_1) {
-  ASSERT_TRUE(start_proxy({.extra_json = R"("limits": {"client_request_timeout_ms": 1000},)"}));
+  ASSERT_TRUE(start_proxy({.extra_json = R"("limits": {"client_request_timeout_ms": 1000,
+                                                        "max_header_bytes": 4096},)"}));
   const std::string head = "POST " + target("/outer") + " HTTP/1.1\r\nHost: " + host() + "\r\n";
   const std::string chunked = head + "Transfer-Encoding: chunked\r\n\r\n";
   const std::string s = smuggled();
@@ -262,8 +263,7 @@ TEST_F(Framing, LenientSyntaxIsRefusedOrHarmlessRfc9112_5_and_7_1) {
       {"space before the colon", head + "Transfer-Encoding : chunked\r\n\r\n0\r\n\r\n" + s},
       {"NUL in a value", head + "X-A: a" + std::string(1, '\0') + "b\r\n\r\n" + s},
       {"CR in a value", head + "X-A: a\rb\r\n\r\n" + s},
-      // Beast looks for CRLF CRLF: the head never ends, and the timeout answers.
-      {"bare LF ending the head", head + "X-A: a\n\n" + s, 408},
+      {"bare LF ending the head", head + "X-A: a\n\n" + s},
       {"obs-fold turning chunked into a list",
        head + "Transfer-Encoding: gzip\r\n chunked\r\n\r\n" + "0\r\n\r\n" + s},
   });
@@ -274,6 +274,8 @@ TEST_F(Framing, LenientSyntaxIsRefusedOrHarmlessRfc9112_5_and_7_1) {
       {"chunk size with 0x", chunked + "0x5\r\nhello\r\n0\r\n\r\n" + s},
       {"bare LF after a chunk size", chunked + "5\nhello\r\n0\r\n\r\n" + s},
       {"control octet in a chunk extension", chunked + "5;a\x01\r\nhello\r\n0\r\n\r\n" + s},
+      {"endless chunk extension", chunked + "5;a=" + std::string(100 * 1024, 'a')},
+      {"endless trailer", chunked + "5\r\nhello\r\n0\r\nX-T: " + std::string(100 * 1024, 'a')},
       {"Content-Length in the trailer",
        chunked + "5\r\nhello\r\n0\r\nContent-Length: 5\r\n\r\n" + s},
   });
