@@ -346,8 +346,10 @@ TEST_F(UpstreamFraming, BadResponseFramingIs502NeverCachedAndTheConnectionDroppe
     // Not stored: the second request went to the origin again, and not on the
     // first one's connection, which was dropped instead of pooled.
     const auto seen = raw_.seen(path);
-    ASSERT_EQ(seen.size(), 2U);
-    EXPECT_NE(seen[0].connection, seen[1].connection);
+    EXPECT_EQ(seen.size(), 2U);
+    if (seen.size() == 2) {
+      EXPECT_NE(seen[0].connection, seen[1].connection);
+    }
   }
   // Good responses keep working, and are cached.
   EXPECT_EQ(get("/good").body, "hello");
