@@ -116,6 +116,12 @@ void write_connections(W& w, const StatsSnapshot& s) {
   w.family("sumcache_upstream_errors_total", "counter",
            "Upstream exchanges that failed (connect, TLS, timeout, malformed response).");
   w.sample("sumcache_upstream_errors_total", {}, s.upstream_errors);
+  w.family("sumcache_framing_refused_total", "counter",
+           "Messages refused for their framing (RFC 9112 section 6): requests answered 400, 501 "
+           "or 505, upstream responses answered 502.");
+  w.sample("sumcache_framing_refused_total", {{"message", "request"}}, s.framing_refused_requests);
+  w.sample("sumcache_framing_refused_total", {{"message", "response"}},
+           s.framing_refused_responses);
   w.family("sumcache_upstream_idle_connections", "gauge",
            "Keep-alive upstream connections waiting in the pools.");
   w.sample("sumcache_upstream_idle_connections", {}, s.upstream.idle);

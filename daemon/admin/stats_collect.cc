@@ -37,6 +37,8 @@ void collect_requests(const ProxyShared& shared, StatsSnapshot& s) {
   }
   s.refused_connections = load(st.refused_connections);
   s.upstream_errors = load(st.upstream_errors);
+  s.framing_refused_requests = load(st.framing_refused_requests);
+  s.framing_refused_responses = load(st.framing_refused_responses);
   s.open_connections = shared.connections.load(std::memory_order_relaxed);
   for (std::size_t c = 0; c < kLatencyClasses; ++c) s.latency[c] = m.latency[c].snapshot();
 }

@@ -61,6 +61,8 @@ struct StatsSnapshot {
   std::uint32_t open_connections = 0;
   std::uint64_t refused_connections = 0;
   std::uint64_t upstream_errors = 0;
+  std::uint64_t framing_refused_requests = 0;   // RFC 9112 §6, from clients
+  std::uint64_t framing_refused_responses = 0;  // and from upstreams
   UpstreamPoolStats upstream;  // summed over the workers' pools
   PeerStatusList peers;
 

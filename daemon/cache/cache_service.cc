@@ -142,7 +142,7 @@ awaitable<unsigned> CacheService::fetch(CacheRequest& r, const Candidate* stale,
                      r.head_method, {}};
   auto [ec, res] = co_await exchange_with_upstream(r.worker, limits, up, &r.client, &r.parser);
   if (ec) {
-    r.worker.shared.stats.upstream_errors.fetch_add(1, std::memory_order_relaxed);
+    r.worker.shared.stats.count_upstream_error(ec);
     if (stale != nullptr) {
       co_return co_await serve_stored(r, *stale, current_age(stale->meta.freshness, r.now),
                                       CacheResult::stale_hit);

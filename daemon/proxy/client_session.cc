@@ -1,10 +1,14 @@
 #include "daemon/proxy/client_session.h"
 
+#include <array>
+
 #include "daemon/admin/proxy_purge.h"
-#include "daemon/http/hop_by_hop.h"
 #include "daemon/cache/cache_service.h"
+#include "daemon/http/hop_by_hop.h"
+#include "daemon/http/message_framing.h"
 #include "daemon/proxy/client_connection.h"
 #include "daemon/proxy/forward_flow.h"
+#include "daemon/proxy/header_convert.h"
 #include "daemon/proxy/peer_gate.h"
 #include "daemon/proxy/request_route.h"
 #include "daemon/proxy/tunnel.h"
@@ -13,6 +17,9 @@ namespace sumcache::daemon {
 namespace {
 
 constexpr int kClientSendBuffer = 1 << 20;
+// Room in the read buffer beyond a full head: for what one read brings past
+// it, and for one chunk line or trailer section while a body streams.
+constexpr std::size_t kReadBufferSlack = 64 * 1024;
 
 struct ConnectionCount {
   explicit ConnectionCount(std::atomic<std::uint32_t>& n) : n_(n) {}
@@ -29,6 +36,26 @@ Ip6Bytes ip6_bytes(const asio::ip::address& address) {
       address.is_v4() ? asio::ip::make_address_v6(asio::ip::v4_mapped, address.to_v4())
                       : address.to_v6();
   return v6.to_bytes();
+}
+
+// The last response is written and the client may still be sending (a body
+// the proxy refused): closing with unread bytes makes the kernel send RST,
+// which can destroy that response before the client reads it. So the write
+// side is shut and input is discarded for a short, bounded while first, as
+// nginx's lingering_close does.
+awaitable<void> close_lingering(ClientConnection& client) {
+  constexpr auto kLingerTime = std::chrono::seconds(2);
+  constexpr std::size_t kLingerBytes = 1024 * 1024;
+  error_code ec;
+  client.stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+  if (ec) co_return;
+  client.stream.expires_after(kLingerTime);
+  std::array<char, 16 * 1024> sink;
+  for (std::size_t discarded = 0; discarded < kLingerBytes;) {
+    auto [rec, n] = co_await client.stream.async_read_some(asio::buffer(sink), use_nothrow);
+    if (rec) break;
+    discarded += n;
+  }
 }
 
 // Waits for the first byte of the next request under the idle timeout. The
@@ -94,6 +121,25 @@ std::optional<std::pair<http::status, std::string>> read_failure(error_code ec) 
     return std::pair{http::status::bad_request, "malformed request: " + ec.message()};
   }
   return std::nullopt;
+}
+
+// Beast's own refusals that are about where the body ends.
+bool is_framing_error(error_code ec) {
+  return ec == http::error::bad_transfer_encoding || ec == http::error::bad_content_length ||
+         ec == http::error::multiple_content_length;
+}
+
+// Counts a request refused for its framing and logs it, at most one line a
+// second with the number held back, so a flood of them cannot fill the log.
+void note_framing_refusal(ProxyShared& shared, const ClientConnection& client,
+                          std::string_view reason) {
+  shared.stats.framing_refused_requests.fetch_add(1, std::memory_order_relaxed);
+  if (!shared.log.enabled(LogLevel::warn)) return;
+  const auto held_back = shared.framing_log.admit(LogLimiter::Clock::now());
+  if (!held_back) return;
+  std::string line = "refused a request from " + client.address_text + ": " + std::string(reason);
+  if (*held_back > 0) line += " (" + std::to_string(*held_back) + " more since the last line)";
+  shared.log.warn(line);
 }
 
 bool is_cacheable_method(http::verb method) {
@@ -189,9 +235,14 @@ awaitable<void> serve_client(WorkerContext& worker, tcp::socket socket) {
   // listen sndbuf= does the same.
   client.stream.socket().set_option(asio::socket_base::send_buffer_size(kClientSendBuffer), ec);
 
+  bool closed_by_answer = false;  // a response said Connection: close
   while (client.keep_alive && !shared.draining.load(std::memory_order_relaxed)) {
     const auto settings = shared.settings.get();
     const auto& limits = settings->config.limits;
+    // Beast's parser holds a chunk line (extensions included) or a trailer
+    // section whole in this buffer with no limit of its own: an endless chunk
+    // extension would grow it without bound. A full buffer fails the read (400).
+    client.buffer.max_size(limits.max_header_bytes + kReadBufferSlack);
     if (!co_await wait_for_request(worker, client, limits.client_idle_timeout_ms)) break;
     AccessRecord record;
     record.start = std::chrono::system_clock::now();
@@ -210,16 +261,29 @@ awaitable<void> serve_client(WorkerContext& worker, tcp::socket socket) {
       record.method = "-";
       record.url = "-";
       record.result = CacheResult::error;
+      if (is_framing_error(rec)) note_framing_refusal(shared, client, failure->second);
       status = co_await send_error(client, *settings, failure->first, failure->second, 11);
     } else {
       shared.stats.requests.fetch_add(1, std::memory_order_relaxed);
       shared.stats.bytes_in.fetch_add(n, std::memory_order_relaxed);
       fill_record(record, client, parser.get());
       client.keep_alive = parser.get().keep_alive() && !shared.draining.load();
+      // Where the body ends is decided here, before dispatch reads any of it:
+      // a message whose framing is ambiguous would let its body be taken for
+      // the next request (RFC 9112 §6.3, §11.2). The connection then closes.
+      const auto framing =
+          request_framing(parser.get().version(), framing_fields(parser.get().base()));
       // Before the allow-list: only a verified peer may pass without a place in it.
       const PeerRequestCheck peer_check = check_peer_headers(*settings, parser.get());
       const bool verified_peer = peer_check.kind == PeerRequestKind::verified_peer;
-      if (peer_check.kind == PeerRequestKind::refused) {
+      if (const auto* refusal = std::get_if<FramingRefusal>(&framing)) {
+        client.keep_alive = false;
+        record.result = CacheResult::error;
+        const std::string reason = make_error_code(refusal->reason).message();
+        note_framing_refusal(shared, client, reason);
+        status = co_await send_error(client, *settings, static_cast<http::status>(refusal->status),
+                                     "malformed request: " + reason, parser.get().version());
+      } else if (peer_check.kind == PeerRequestKind::refused) {
         client.keep_alive = false;
         record.result = CacheResult::error;
         status = co_await refuse_peer_request(worker, *settings, client, peer_check,
@@ -247,8 +311,13 @@ awaitable<void> serve_client(WorkerContext& worker, tcp::socket socket) {
     shared.metrics.record(record);
     shared.stats.bytes_out.fetch_add(record.bytes, std::memory_order_relaxed);
     shared.access_log.write(record);
+    closed_by_answer = !client.keep_alive;
   }
-  client.stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+  if (closed_by_answer) {
+    co_await close_lingering(client);
+  } else {
+    client.stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+  }
 }
 
 }  // namespace sumcache::daemon

@@ -13,6 +13,8 @@ http::response<http::string_body> make_error_response(http::status status, std::
   res.body() = std::to_string(static_cast<unsigned>(status)) + " " +
                std::string(http::obsolete_reason(status)) + ": " + std::string(reason) + "\n";
   res.keep_alive(keep_alive);
+  // Beast leaves an HTTP/1.0 "close" implicit; say it, as for HTTP/1.1 (RFC 9112 §9.6).
+  if (!keep_alive) res.set(http::field::connection, "close");
   res.prepare_payload();
   return res;
 }

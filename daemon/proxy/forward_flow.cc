@@ -71,7 +71,7 @@ awaitable<ForwardResult> forward_request(
     co_return failed;
   }
   if (ec) {
-    worker.shared.stats.upstream_errors.fetch_add(1, std::memory_order_relaxed);
+    worker.shared.stats.count_upstream_error(ec);
     client.keep_alive = client.keep_alive && parser.is_done();
     ForwardResult failed;
     failed.status = co_await send_upstream_error(client, settings, route, ec, req.version());

@@ -11,4 +11,16 @@ HeaderList to_header_list(const http::fields& fields) {
   return list;
 }
 
+HeaderList framing_fields(const http::fields& fields) {
+  HeaderList list;
+  for (const auto& field : fields) {
+    const http::field name = field.name();
+    if (name == http::field::transfer_encoding || name == http::field::content_length ||
+        name == http::field::host) {
+      list.push_back({std::string(field.name_string()), std::string(field.value())});
+    }
+  }
+  return list;
+}
+
 }  // namespace sumcache::daemon

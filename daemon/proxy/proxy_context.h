@@ -62,6 +62,7 @@ struct ProxyShared {
   std::atomic<std::uint32_t> connections{0};
   RequestMetrics metrics;  // what the admin endpoint adds to `stats`
   LogLimiter peer_auth_log;  // refused peer requests: a line per second at most
+  LogLimiter framing_log;  // requests refused for their framing: one line per second
   // The peer table for GET /peers; empty: no peers. Set before Server::start.
   std::function<PeerStatusList()> peer_status;
   std::atomic<bool> listening{false};  // every proxy listener is accepting

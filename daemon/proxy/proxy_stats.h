@@ -4,7 +4,9 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <system_error>
 
+#include "daemon/http/message_framing.h"
 #include "protocol/peer_auth_error.h"
 
 namespace sumcache::daemon {
@@ -29,10 +31,21 @@ struct ProxyStats {
   // Requests on the proxy port refused as peer requests that did not verify,
   // by PeerAuthErrc (index value - 1).
   std::array<std::atomic<std::uint64_t>, protocol::kPeerAuthReasons> peer_auth_refused{};
+  // Messages refused for their framing (RFC 9112 §6): requests from clients
+  // (400, 501, 505), and responses from upstreams (answered 502).
+  std::atomic<std::uint64_t> framing_refused_requests{0};
+  std::atomic<std::uint64_t> framing_refused_responses{0};
 
   void count(CacheResult r, unsigned status) {
     results[static_cast<std::size_t>(r)].fetch_add(1, std::memory_order_relaxed);
     status_classes[status / 100 < 6 ? status / 100 : 0].fetch_add(1, std::memory_order_relaxed);
+  }
+  // A failed upstream exchange; one that failed on the response's framing is counted as such too.
+  void count_upstream_error(std::error_code ec) {
+    upstream_errors.fetch_add(1, std::memory_order_relaxed);
+    if (ec.category() == framing_category()) {
+      framing_refused_responses.fetch_add(1, std::memory_order_relaxed);
+    }
   }
 };
 

@@ -1,6 +1,8 @@
 #include "daemon/proxy/upstream_exchange.h"
 
+#include "daemon/http/message_framing.h"
 #include "daemon/proxy/head_writer.h"
+#include "daemon/proxy/header_convert.h"
 
 namespace sumcache::daemon {
 namespace {
@@ -11,6 +13,28 @@ constexpr std::uint64_t kMaxDrainBytes = 1024 * 1024;
 
 bool expects_continue(const http::request_header<>& head) {
   return beast::iequals(head[http::field::expect], "100-continue");
+}
+
+// RFC 9112 §6.3 item 5: a response whose framing is bad or ambiguous is an
+// error: the caller answers 502 and drops the connection (where its next
+// message starts is unknown), so the response is neither relayed nor stored.
+// Only HEAD changes what a request here expects (CONNECT goes via tunnel.cc).
+error_code check_response_framing(http::response_header<>& head, bool head_method) {
+  const auto framing = response_framing(head.version(), head.result_int(),
+                                        head_method ? "HEAD" : "GET", framing_fields(head));
+  if (const auto* refusal = std::get_if<FramingRefusal>(&framing)) {
+    return std::error_code(make_error_code(refusal->reason));
+  }
+  // Equal Content-Length values count as one (RFC 9112 §6.3 item 5); the client gets one.
+  const auto& body = std::get<BodyFraming>(framing);
+  if (body.kind == BodyFraming::Kind::length && head.count(http::field::content_length) > 0) {
+    const std::string length = std::to_string(body.length);
+    if (head.count(http::field::content_length) > 1 ||
+        head[http::field::content_length] != length) {
+      head.set(http::field::content_length, length);
+    }
+  }
+  return {};
 }
 
 // Reads response heads until a final one, relaying 1xx interim responses
@@ -25,7 +49,7 @@ awaitable<error_code> read_final_head(Stream& up, UpstreamResponse& res,
     auto [ec, n] = co_await http::async_read_header(up, res.buffer, *res.parser, use_nothrow);
     if (ec) co_return ec;
     const unsigned status = res.parser->get().result_int();
-    if (status >= 200) co_return error_code{};
+    if (status >= 200) co_return check_response_framing(res.parser->get().base(), head_method);
     if (status == 101) co_return error_code(http::error::bad_version);  // no Upgrade relay
     if (client != nullptr) {
       std::string interim = serialize_head(res.parser->get().base()) + "\r\n";
