@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "daemon/admin/admin_context.h"
+#include "daemon/admin/admin_limits.h"
 #include "daemon/net/cidr.h"
 
 namespace sumcache::daemon {
@@ -27,8 +28,6 @@ struct AdminResponse {
   std::string body;
   std::vector<std::pair<std::string, std::string>> fields;  // beyond the usual ones
 };
-
-inline constexpr std::size_t kAdminMaxBodyBytes = 64 * 1024;
 
 AdminResponse handle_admin(AdminContext& context, const AdminRequest& request);
 

@@ -7,8 +7,6 @@
 namespace sumcache::daemon {
 namespace {
 
-constexpr std::uint32_t kHeaderLimit = 16 * 1024;
-
 struct SessionCount {
   explicit SessionCount(std::uint32_t& n) : n_(n) { ++n_; }
   ~SessionCount() { --n_; }
@@ -101,7 +99,7 @@ awaitable<void> serve_admin_client(AdminContext& context, tcp::socket socket) {
       buffer.commit(n);
     }
     http::request_parser<http::string_body> parser;
-    parser.header_limit(kHeaderLimit);
+    parser.header_limit(kAdminMaxHeaderBytes);
     parser.body_limit(kAdminMaxBodyBytes);
     stream.expires_after(limits.client_request_timeout_ms);
     auto [read_ec, read_n] = co_await http::async_read(stream, buffer, parser, use_nothrow);

@@ -13,6 +13,10 @@ using filters::put_le;
 constexpr std::uint8_t kMetaVersion = 1;
 constexpr std::uint64_t kNone = ~std::uint64_t{0};
 constexpr std::size_t kMaxVaryBytes = 64 * 1024;
+// Beyond any time or duration the encoder writes (HTTP dates end in 9999 and delta-seconds
+// are capped at 2^31, RFC 9111 §1.2.2), and small enough that the age and freshness sums
+// of a hit (freshness.cc, use_decision.cc) cannot overflow: a record past it is damaged.
+constexpr std::int64_t kMaxSeconds = std::int64_t{1} << 40;
 
 enum Flag : std::uint16_t {
   kNoCache = 1 << 0,
@@ -31,10 +35,29 @@ void put_seconds(std::vector<std::uint8_t>& out, std::optional<std::chrono::seco
   put_le(out, s ? static_cast<std::uint64_t>(s->count()) : kNone);
 }
 
+bool in_range(std::chrono::seconds s, std::int64_t low) {
+  return s.count() >= low && s.count() <= kMaxSeconds;
+}
+
 std::optional<std::chrono::seconds> get_seconds(ByteReader& in) {
   const std::uint64_t v = in.le<std::uint64_t>();
   if (v == kNone) return std::nullopt;
   return std::chrono::seconds(static_cast<std::int64_t>(v));
+}
+
+// The response time within kMaxSeconds of the epoch; every duration within 0..kMaxSeconds
+// (none of them is negative when computed: freshness.cc).
+bool plausible(const CachedMeta& m) {
+  const auto& f = m.freshness;
+  const auto& d = m.directives;
+  if (!in_range(f.response_time.time_since_epoch(), -kMaxSeconds) ||
+      !in_range(f.corrected_initial_age, 0) || !in_range(f.freshness_lifetime, 0)) {
+    return false;
+  }
+  for (const auto& s : {d.max_age, d.s_maxage, d.stale_while_revalidate, d.stale_if_error}) {
+    if (s && !in_range(*s, 0)) return false;
+  }
+  return true;
 }
 
 std::uint16_t flags_of(const CachedMeta& m) {
@@ -94,8 +117,8 @@ std::optional<CachedMeta> decode_meta(std::string_view bytes) {
   CachedMeta meta;
   meta.status = in.le<std::uint16_t>();
   set_flags(meta, in.le<std::uint16_t>());
-  meta.freshness.response_time =
-      std::chrono::sys_seconds(std::chrono::seconds(static_cast<std::int64_t>(in.le<std::uint64_t>())));
+  meta.freshness.response_time = std::chrono::sys_seconds(
+      std::chrono::seconds(static_cast<std::int64_t>(in.le<std::uint64_t>())));
   meta.freshness.corrected_initial_age =
       std::chrono::seconds(static_cast<std::int64_t>(in.le<std::uint64_t>()));
   meta.freshness.freshness_lifetime =
@@ -107,6 +130,7 @@ std::optional<CachedMeta> decode_meta(std::string_view bytes) {
   d.stale_if_error = get_seconds(in);
   const std::uint32_t vary_size = in.le<std::uint32_t>();
   if (vary_size > kMaxVaryBytes || bytes.size() != kFixed + vary_size) return std::nullopt;
+  if (!plausible(meta)) return std::nullopt;
   meta.vary.assign(bytes.substr(kFixed));
   return meta;
 }

@@ -3,7 +3,8 @@
 // facts of RFC 9111 §4.2 that do not change while it sits in the store,
 // computed once when stored or refreshed, so that a hit decides freshness
 // without parsing the stored head. Encoded little-endian with a version byte;
-// a record that does not decode is treated as a miss.
+// a record that does not decode, or holds a time or duration no encoder writes
+// (which would overflow a hit's age arithmetic), is treated as a miss.
 
 #include <optional>
 #include <string>

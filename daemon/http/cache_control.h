@@ -44,6 +44,7 @@ struct ResponseDirectives {
   bool immutable = false;                                      // RFC 8246
   std::optional<std::chrono::seconds> stale_while_revalidate;  // RFC 5861 §3
   std::optional<std::chrono::seconds> stale_if_error;          // RFC 5861 §4
+  friend bool operator==(const ResponseDirectives&, const ResponseDirectives&) = default;
 };
 
 struct RequestDirectives {

@@ -30,6 +30,7 @@ struct StoredFreshness {
   std::chrono::seconds corrected_initial_age{0};  // §4.2.3
   std::chrono::seconds freshness_lifetime{0};     // §4.2.1
   bool has_validator = false;  // ETag or Last-Modified: a conditional request is possible
+  friend bool operator==(const StoredFreshness&, const StoredFreshness&) = default;
 };
 
 // §4.2.3, the terms of which are:

@@ -1,0 +1,116 @@
+// Upstream responses as the proxy reads them (daemon/proxy/upstream_exchange.cc):
+// a response_parser<buffer_body> with no body limit and Beast's header limit,
+// interim 1xx heads skipped (each relayed to the client as serialize_head makes
+// it), 101 refused, skip() for the answer to a HEAD; the body read through a sink.
+// The final head goes where the cache takes it (daemon/cache/cache_service.cc,
+// relay_and_store): directives, storability, the Vary key, the stored head and
+// meta; then what a later hit computes from that meta.
+//
+// Properties: a relayed head carries no CR, LF or NUL in a field; the stored
+// head and meta are what a hit reads back (the meta decodes to what was
+// encoded, the head parses to its own fields); a Content-Length body is read
+// to exactly its length.
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "daemon/cache/cache_fill.h"
+#include "daemon/cache/cached_meta.h"
+#include "daemon/cache/stored_head.h"
+#include "daemon/http/cacheability.h"
+#include "daemon/http/use_decision.h"
+#include "daemon/http/vary.h"
+#include "daemon/proxy/head_writer.h"
+#include "daemon/proxy/header_convert.h"
+#include "tests/fuzz/beast_feed.h"
+#include "tests/fuzz/fuzz_check.h"
+
+using namespace sumcache::daemon;
+namespace fuzz = sumcache::fuzz;
+
+namespace {
+
+constexpr int kMaxInterim = 8;  // bounded per run; the proxy reads until the first-byte timeout
+
+bool forwardable(char c) { return c != '\r' && c != '\n' && c != '\0'; }
+
+void check_relayed(const http::response_header<>& received) {
+  http::response_header<> head = received;
+  strip_hop_by_hop(head);
+  append_via(head, "1.1 edge-1");
+  for (const auto& field : head) {
+    for (char c : field.value()) SUMCACHE_FUZZ_CHECK(forwardable(c));
+  }
+  static_cast<void>(serialize_head(head));
+}
+
+void store_and_hit(const http::response_header<>& head, std::uint64_t body_size) {
+  static const HeaderList request = {{"Accept-Encoding", "gzip"}, {"Cookie", "a=1"}};
+  static const RequestDirectives request_directives;
+  const auto now = std::chrono::sys_seconds(std::chrono::seconds(1'700'000'000));
+  ResponseFacts facts{static_cast<int>(head.result_int()),
+                      std::string(head.reason()),
+                      to_header_list(head),
+                      {},
+                      {now - std::chrono::seconds(1), now}};
+  facts.directives = response_directives(facts.fields);
+  const StoreInput input{"GET",        request,          request_directives, facts.status,
+                         facts.fields, facts.directives, 64u << 20};
+  if (storability(input) != StoreReason::storable) return;
+  const auto variant = secondary_key(joined_value(facts.fields, "Vary").value_or(""), request);
+  if (!variant) return;
+  const auto [stored, meta_bytes] = stored_head_and_meta(facts, body_size, "1.1 edge-1", {});
+  const auto meta = decode_meta(meta_bytes);
+  SUMCACHE_FUZZ_CHECK(meta.has_value());
+  SUMCACHE_FUZZ_CHECK(encode_meta(*meta) == meta_bytes);
+  SUMCACHE_FUZZ_CHECK(vary_matches(meta->vary, *variant, request));
+  const StoredHead parsed = parse_stored_head(stored);
+  SUMCACHE_FUZZ_CHECK(build_head(parsed.status_line, parsed.fields) == stored);
+  for (const auto later :
+       {now, now + std::chrono::seconds(30), now + std::chrono::hours(24 * 365)}) {
+    static_cast<void>(decide_use(meta->freshness, meta->directives, request_directives, later));
+  }
+  static const HeaderList not_modified = {{"Date", "Tue, 14 Nov 2023 22:14:00 GMT"},
+                                          {"Cache-Control", "max-age=120"}};
+  static_cast<void>(refreshed_head_and_meta(stored, *meta, not_modified, facts.times, {}));
+}
+
+// Returns false when the exchange ends here (an error, or no final head).
+bool exchange(std::string_view input, bool head_method) {
+  std::optional<http::response_parser<http::buffer_body>> parser;
+  for (int i = 0;; ++i) {
+    parser.emplace();
+    parser->body_limit(boost::none);
+    if (head_method) parser->skip(true);
+    if (fuzz::read_head(*parser, input)) return false;
+    const unsigned status = parser->get().result_int();
+    if (status >= 200) break;
+    if (status == 101 || i == kMaxInterim) return false;
+    check_relayed(parser->get());
+  }
+  check_relayed(parser->get());
+  std::size_t body_bytes = 0;
+  const std::size_t before = input.size();
+  const auto ec = fuzz::read_body(*parser, input, body_bytes);
+  // RFC 9112 §6.3: a 204 or 304 has no body, whatever its Content-Length says.
+  const unsigned status = parser->get().result_int();
+  if (!ec && !head_method && status != 204 && status != 304) {
+    if (const auto length = parser->content_length()) {
+      SUMCACHE_FUZZ_CHECK(body_bytes == *length && before - input.size() == *length);
+    }
+  }
+  if (!ec) store_and_hit(parser->get(), body_bytes);
+  return true;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string_view input(reinterpret_cast<const char*>(data), size);
+  exchange(input, false);
+  exchange(input, true);
+  return 0;
+}

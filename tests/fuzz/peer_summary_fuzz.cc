@@ -1,0 +1,90 @@
+// A peer's summaries as the receiver holds them: a sequence of messages, each
+// decoded (signed first, summary_input.h), applied to the PeerSummary
+// (protocol/peer_summary.h) and, when applied, to the summary directory the way
+// SummaryExchange::apply does (daemon/peer/summary_exchange.cc). The input is the
+// messages one after another, each without its tag; each starts with the magic.
+//
+// Properties: a message that is refused leaves the state exactly as it was; an
+// applied one leaves the state at the message's sequence (or older fulls and
+// replays ignored), and the directory then claims exactly what the state holds.
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "filters/summary_directory.h"
+#include "protocol/peer_summary.h"
+#include "protocol/wire_header.h"
+#include "tests/fuzz/fuzz_check.h"
+#include "tests/fuzz/summary_input.h"
+
+using namespace sumcache::protocol;
+namespace filters = sumcache::filters;
+namespace fuzz = sumcache::fuzz;
+
+namespace {
+
+constexpr std::size_t kMaxMessages = 16;
+constexpr std::string_view kMagicBytes("SCSM", 4);  // kMagic, little-endian
+
+std::vector<std::string_view> split_messages(std::string_view input) {
+  std::vector<std::string_view> out;
+  while (!input.empty() && out.size() < kMaxMessages) {
+    const std::size_t next = input.find(kMagicBytes, 1);
+    out.push_back(input.substr(0, next));
+    if (next == std::string_view::npos) break;
+    input.remove_prefix(next);
+  }
+  return out;
+}
+
+struct Snapshot {
+  bool has_state;
+  std::uint64_t epoch, sequence, entries;
+  std::optional<filters::BloomFilter> bits;
+  bool operator==(const Snapshot&) const = default;
+};
+
+Snapshot snapshot(const PeerSummary& s) {
+  return {s.has_state(), s.epoch(), s.sequence(), s.entries(),
+          s.has_state() ? std::optional(s.bits()) : std::nullopt};
+}
+
+// The directory claims a key iff the state's filter has all its bits; probed
+// with a few keys, as a lookup would.
+void check_directory(const filters::SummaryDirectory& directory, const PeerSummary& summary) {
+  if (!summary.has_state() || summary.bits().hasher() != directory.hasher()) return;
+  for (const char* key : {"http://golden.example/1", "http://golden.example/7", "http://x/"}) {
+    const bool claimed = (directory.claims(key) & 1U) != 0;
+    SUMCACHE_FUZZ_CHECK(claimed == summary.bits().contains(key));
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string_view input(reinterpret_cast<const char*>(data), size);
+  PeerSummary summary;
+  filters::SummaryDirectory directory({}, fuzz::decode_limits().max_m);
+  bool directory_valid = true;
+  for (const std::string_view part : split_messages(input)) {
+    const auto message =
+        decode(fuzz::signed_message(part), fuzz::secret_for, fuzz::decode_limits());
+    if (!message) continue;
+    const Snapshot before = snapshot(summary);
+    if (summary.apply(*message)) {
+      SUMCACHE_FUZZ_CHECK(snapshot(summary) == before);
+      continue;
+    }
+    SUMCACHE_FUZZ_CHECK(summary.has_state());
+    if (summary.sequence() != before.sequence || message->kind == MessageKind::full) {
+      const auto ec = message->kind == MessageKind::full ? directory.set(0, summary.bits())
+                                                         : directory.apply(0, message->changes);
+      directory_valid = !ec;
+      if (ec) directory.clear(0);
+    }
+    if (directory_valid) check_directory(directory, summary);
+  }
+  return 0;
+}
