@@ -7,8 +7,9 @@
 // cache's request directives, Vary, conditionals and ranges, and the hop-by-hop
 // edit of the head forwarded upstream.
 //
-// Properties: the head forwarded upstream carries no CR, LF or NUL in a field
-// and no hop-by-hop field; a request is never read past its end.
+// Properties: a head the framing check (daemon/http/message_framing.h) accepts
+// is framed as Beast reads it; the head forwarded upstream carries no CR, LF or
+// NUL in a field and no hop-by-hop field; a request is never read past its end.
 
 #include <chrono>
 #include <cstddef>
@@ -19,6 +20,7 @@
 #include "config/load_config.h"
 #include "daemon/http/cache_control.h"
 #include "daemon/http/hop_by_hop.h"
+#include "daemon/http/message_framing.h"
 #include "daemon/http/range.h"
 #include "daemon/http/validation.h"
 #include "daemon/http/vary.h"
@@ -61,9 +63,33 @@ void check_forwarded_head(const http::request_header<>& received) {
   static_cast<void>(serialize_fields(head));
 }
 
+// The proxy's framing check, which runs first: false when it refuses the
+// request (4xx and close). What it accepts, Beast must frame the same way, or
+// the two would disagree on where the body ends.
+bool framing_accepted(const http::request_parser<http::buffer_body>& parser) {
+  const auto& head = parser.get();
+  const auto framing = request_framing(head.version(), framing_fields(head.base()));
+  const auto* body = std::get_if<BodyFraming>(&framing);
+  if (body == nullptr) return false;
+  switch (body->kind) {
+    case BodyFraming::Kind::chunked:
+      SUMCACHE_FUZZ_CHECK(parser.chunked());
+      break;
+    case BodyFraming::Kind::length:
+      SUMCACHE_FUZZ_CHECK(!parser.chunked() && parser.content_length() == body->length);
+      break;
+    case BodyFraming::Kind::none:
+      SUMCACHE_FUZZ_CHECK(!parser.chunked() && !parser.content_length());
+      break;
+    case BodyFraming::Kind::until_close:
+      SUMCACHE_FUZZ_CHECK(false);  // never for a request (RFC 9112 §6.3 item 7)
+      break;
+  }
+  return true;
+}
+
 // What the proxy decides from a head before it forwards anything.
 void inspect_head(const http::request_header<>& head) {
-  // The framing check of RFC 9112 §6 (daemon/http/message_framing.h) goes first here.
   const HeaderList headers = to_header_list(head);
   static_cast<void>(via_has_node(headers, "edge-1"));
   const auto host = head[http::field::host];
@@ -98,6 +124,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     parser.header_limit(static_cast<std::uint32_t>(limits.max_header_bytes));
     parser.body_limit(limits.max_body_bytes);
     if (fuzz::read_head(parser, input)) return 0;  // the proxy answers 4xx and closes
+    if (!framing_accepted(parser)) return 0;  // 400, 501 or 505, and the connection closes
     inspect_head(parser.get());
     std::size_t body_bytes = 0;
     const std::size_t before = input.size();

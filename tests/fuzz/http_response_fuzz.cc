@@ -6,7 +6,8 @@
 // relay_and_store): directives, storability, the Vary key, the stored head and
 // meta; then what a later hit computes from that meta.
 //
-// Properties: a relayed head carries no CR, LF or NUL in a field; the stored
+// Properties: a final head the framing check (daemon/http/message_framing.h)
+// accepts is framed as Beast reads it; a relayed head carries no CR, LF or NUL in a field; the stored
 // head and meta are what a hit reads back (the meta decodes to what was
 // encoded, the head parses to its own fields); a Content-Length body is read
 // to exactly its length.
@@ -21,6 +22,7 @@
 #include "daemon/cache/cached_meta.h"
 #include "daemon/cache/stored_head.h"
 #include "daemon/http/cacheability.h"
+#include "daemon/http/message_framing.h"
 #include "daemon/http/use_decision.h"
 #include "daemon/http/vary.h"
 #include "daemon/proxy/head_writer.h"
@@ -90,6 +92,16 @@ bool exchange(std::string_view input, bool head_method) {
     if (status >= 200) break;
     if (status == 101 || i == kMaxInterim) return false;
     check_relayed(parser->get());
+  }
+  // The proxy answers 502 to what its framing check refuses, and drops the connection.
+  const auto& final_head = parser->get();
+  const auto framing = response_framing(final_head.version(), final_head.result_int(),
+                                        head_method ? "HEAD" : "GET", framing_fields(final_head));
+  const auto* framed = std::get_if<BodyFraming>(&framing);
+  if (framed == nullptr) return false;
+  if (framed->kind == BodyFraming::Kind::chunked) SUMCACHE_FUZZ_CHECK(parser->chunked());
+  if (framed->kind == BodyFraming::Kind::length) {
+    SUMCACHE_FUZZ_CHECK(!parser->chunked() && parser->content_length() == framed->length);
   }
   check_relayed(parser->get());
   std::size_t body_bytes = 0;
