@@ -116,6 +116,13 @@ void write_connections(W& w, const StatsSnapshot& s) {
   w.family("sumcache_upstream_errors_total", "counter",
            "Upstream exchanges that failed (connect, TLS, timeout, malformed response).");
   w.sample("sumcache_upstream_errors_total", {}, s.upstream_errors);
+  w.family("sumcache_upstream_refused_destinations_total", "counter",
+           "Upstream connects refused before connecting: this node's own listener, or "
+           "access.deny_destinations.");
+  w.sample("sumcache_upstream_refused_destinations_total", {{"reason", "own_listener"}},
+           s.refused_destinations[0]);
+  w.sample("sumcache_upstream_refused_destinations_total", {{"reason", "denied"}},
+           s.refused_destinations[1]);
   w.family("sumcache_upstream_idle_connections", "gauge",
            "Keep-alive upstream connections waiting in the pools.");
   w.sample("sumcache_upstream_idle_connections", {}, s.upstream.idle);

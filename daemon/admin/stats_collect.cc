@@ -34,6 +34,9 @@ void collect_requests(const ProxyShared& shared, StatsSnapshot& s) {
   s.peer_errors = load(st.peer_errors);
   s.refused_connections = load(st.refused_connections);
   s.upstream_errors = load(st.upstream_errors);
+  for (std::size_t i = 0; i < s.refused_destinations.size(); ++i) {
+    s.refused_destinations[i] = load(st.refused_destinations[i]);
+  }
   s.open_connections = shared.connections.load(std::memory_order_relaxed);
   for (std::size_t c = 0; c < kLatencyClasses; ++c) s.latency[c] = m.latency[c].snapshot();
 }

@@ -1,5 +1,6 @@
 #include "daemon/proxy/forward_flow.h"
 
+#include "daemon/proxy/destination_guard.h"
 #include "daemon/proxy/error_response.h"
 #include "daemon/proxy/head_writer.h"
 #include "daemon/proxy/response_relay.h"
@@ -39,6 +40,10 @@ awaitable<unsigned> send_error(ClientConnection& client, const Settings& setting
 
 awaitable<unsigned> send_upstream_error(ClientConnection& client, const Settings& settings,
                                         const Route& route, error_code ec, unsigned version) {
+  if (is_destination_refusal(ec)) {
+    co_return co_await send_error(client, settings, http::status::forbidden, ec.message(),
+                                  version);
+  }
   const bool timed_out = ec == beast::error::timeout || ec == asio::error::timed_out;
   const auto status = timed_out ? http::status::gateway_timeout : http::status::bad_gateway;
   const std::string reason = (timed_out ? "timed out waiting for " : "upstream failure from ") +

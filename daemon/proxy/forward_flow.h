@@ -24,7 +24,8 @@ http::request_header<> make_upstream_head(const http::request_header<>& client_h
 awaitable<unsigned> send_error(ClientConnection& client, const Settings& settings,
                                http::status status, std::string_view reason, unsigned version);
 
-// Maps an upstream failure to 502 or 504 with a reason.
+// Maps an upstream failure to 502 or 504 with a reason; a refused destination
+// is a 403 (destination_guard.h).
 awaitable<unsigned> send_upstream_error(ClientConnection& client, const Settings& settings,
                                         const Route& route, error_code ec, unsigned version);
 

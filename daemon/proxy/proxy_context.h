@@ -12,8 +12,10 @@
 #include "config/config.h"
 #include "daemon/admin/request_metrics.h"
 #include "daemon/log/access_log.h"
+#include "daemon/log/log_limiter.h"
 #include "daemon/log/logger.h"
 #include "daemon/net/cidr.h"
+#include "daemon/net/destination_policy.h"
 #include "daemon/peer/peer_status.h"
 #include "daemon/proxy/client_connection.h"
 #include "daemon/proxy/proxy_stats.h"
@@ -29,6 +31,8 @@ struct Settings {
   AccessList clients;
   AccessList admin_clients;  // admin.allow: the admin listener and the PURGE method
   std::string via;  // our Via member, "1.1 <node-id>"
+  AccessList deny_destinations;  // access.deny_destinations
+  OwnListeners own_listeners;    // filled by the Server once its listeners are bound
 };
 
 class SettingsHolder {
@@ -63,6 +67,8 @@ struct ProxyShared {
   // The peer table for GET /peers; empty: no peers. Set before Server::start.
   std::function<PeerStatusList()> peer_status;
   std::atomic<bool> listening{false};  // every proxy listener is accepting
+  // Degraded paths, each logged once a second at most with the count held back.
+  LogLimiter refused_destination_log;
   const std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
 };
 
