@@ -3,6 +3,10 @@
 namespace sumcache::daemon {
 namespace {
 
+// Boost's error_category has a public non-virtual destructor; a category is
+// a static object never deleted through its base, as Asio's own are.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wnon-virtual-dtor"
 class DestinationCategory : public boost::system::error_category {
  public:
   const char* name() const noexcept override { return "destination"; }
@@ -16,6 +20,7 @@ class DestinationCategory : public boost::system::error_category {
     return "destination refused";
   }
 };
+#pragma GCC diagnostic pop
 
 Ip6Bytes ip6_bytes(const asio::ip::address& address) {
   const asio::ip::address_v6 v6 =
