@@ -130,9 +130,8 @@ void check_destinations(const Config& config) {
   auto check = [&](const std::string& path, const std::string& host) {
     for (std::size_t i = 0; i < deny.size(); ++i) {
       if (!cidr_holds(deny[i], host)) continue;
-      throw ConfigError(path, host + " is inside $.access.deny_destinations[" +
-                                  std::to_string(i) + "] (" + deny[i] +
-                                  "): every connect to it would be refused");
+      throw ConfigError(path, host + " is inside $.access.deny_destinations[" + std::to_string(i) +
+                                  "] (" + deny[i] + "): every connect to it would be refused");
     }
   };
   if (config.mode == Mode::reverse) check("$.reverse.origin", config.reverse.origin.host);

@@ -61,6 +61,7 @@ struct StatsSnapshot {
   std::uint64_t refused_connections = 0;
   std::uint64_t upstream_errors = 0;
   std::array<std::uint64_t, 2> refused_destinations{};  // own listener, deny list
+  std::uint64_t admin_sessions_closed = 0;  // idle ones closed to admit a new connection
   UpstreamPoolStats upstream;  // summed over the workers' pools
   PeerStatusList peers;
 

@@ -69,6 +69,8 @@ struct ProxyShared {
   std::atomic<bool> listening{false};  // every proxy listener is accepting
   // Degraded paths, each logged once a second at most with the count held back.
   LogLimiter refused_destination_log;
+  LogLimiter bad_gateway_log;      // upstream failures answered with 502
+  LogLimiter gateway_timeout_log;  // and with 504
   const std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
 };
 

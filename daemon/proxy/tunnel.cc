@@ -2,6 +2,7 @@
 
 #include "daemon/proxy/destination_guard.h"
 #include "daemon/proxy/error_response.h"
+#include "daemon/proxy/forward_flow.h"
 
 namespace sumcache::daemon {
 namespace {
@@ -38,6 +39,8 @@ awaitable<unsigned> run_tunnel(WorkerContext& worker, const Settings& settings,
     if (is_destination_refusal(ec)) {
       status = http::status::forbidden;
       reason = ec.message();
+    } else {
+      log_upstream_failure(worker.shared, static_cast<unsigned>(status), route, ec);
     }
     auto res = make_error_response(status, reason, false, 11, settings.via);
     client.stream.expires_after(limits.upstream_io_timeout_ms);

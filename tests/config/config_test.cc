@@ -71,7 +71,8 @@ TEST(ParseConfig, DenyDestinationsDefaultToLinkLocalAndMayBeEmpty) {
             (std::vector<std::string>{"169.254.0.0/16", "fe80::/10"}));
   EXPECT_TRUE(parse_config(R"({"access": {"deny_destinations": []}})", "t")
                   .access.deny_destinations.empty());
-  const Config c = parse_config(R"({"access": {"deny_destinations": ["127.0.0.0/8", "::1/128"]}})", "t");
+  const Config c =
+      parse_config(R"({"access": {"deny_destinations": ["127.0.0.0/8", "::1/128"]}})", "t");
   EXPECT_EQ(c.access.deny_destinations, (std::vector<std::string>{"127.0.0.0/8", "::1/128"}));
   EXPECT_EQ(c.access.allow_clients, default_config().access.allow_clients);
   // A reverse origin given by name is checked at each connect, not at load.
