@@ -28,7 +28,7 @@ class DestinationTest : public ProxyTest {
            "cluster": {"sharing": "summary", "secret": "destination-test-secret",
                        "peer_listen": {"address": "127.0.0.1", "port": )" +
                                       std::to_string(peer_port_) + R"(}},
-           "peers": [{"id": "absent", "host": "127.0.0.1", "http_port": )" +
+           "peers": [{"id": "absent", "host": "::1", "http_port": )" +
                                       std::to_string(free_port()) + R"(, "peer_port": )" +
                                       std::to_string(free_port()) + "}],",
                         .admin_json = R"({"address": "0.0.0.0", "port": )" +
