@@ -106,12 +106,47 @@ void check_peers(const Config& config) {
   }
 }
 
+// Whether `cidr` (already validated: "address/prefix") holds the IP literal `host`; a name
+// never does here (it is checked after resolution, at each connect).
+bool cidr_holds(const std::string& cidr, const std::string& host) {
+  const auto address = parse_ip(host);
+  const auto slash = cidr.find('/');
+  const auto network = parse_ip(std::string_view(cidr).substr(0, slash));
+  if (!address || !network || address->v6 != network->v6) return false;
+  unsigned bits = static_cast<unsigned>(std::stoul(cidr.substr(slash + 1)));
+  for (std::size_t i = 0; bits > 0; ++i) {
+    const unsigned take = bits >= 8 ? 8 : bits;
+    const auto mask = static_cast<std::uint8_t>(0xFF << (8 - take));
+    if ((address->bytes[i] & mask) != (network->bytes[i] & mask)) return false;
+    bits -= take;
+  }
+  return true;
+}
+
+// A reverse origin or a peer written as an address inside access.deny_destinations would
+// have every connect refused: say so at load rather than with a 403 on each request.
+void check_destinations(const Config& config) {
+  const auto& deny = config.access.deny_destinations;
+  auto check = [&](const std::string& path, const std::string& host) {
+    for (std::size_t i = 0; i < deny.size(); ++i) {
+      if (!cidr_holds(deny[i], host)) continue;
+      throw ConfigError(path, host + " is inside $.access.deny_destinations[" + std::to_string(i) +
+                                  "] (" + deny[i] + "): every connect to it would be refused");
+    }
+  };
+  if (config.mode == Mode::reverse) check("$.reverse.origin", config.reverse.origin.host);
+  for (std::size_t i = 0; i < config.peers.size(); ++i) {
+    check(element_path("$.peers", i) + ".host", config.peers[i].host);
+  }
+}
+
 }  // namespace
 
 void check_cross_fields(const Config& config) {
   check_listeners(config);
   check_budgets(config);
   check_peers(config);
+  check_destinations(config);
 }
 
 }  // namespace sumcache::config::detail

@@ -26,7 +26,8 @@ std::string default_config_json() {
   },
   "access": {
     "allow_clients": [ "127.0.0.0/8", "::1/128", "10.0.0.0/8", "172.16.0.0/12",
-                       "192.168.0.0/16", "fc00::/7" ]
+                       "192.168.0.0/16", "fc00::/7" ],
+    "deny_destinations": [ "169.254.0.0/16", "fe80::/10" ]
   },
   "limits": {
     "max_header_bytes": "64KiB",

@@ -69,6 +69,9 @@ struct ForwardConfig {
 struct AccessConfig {
   std::vector<std::string> allow_clients = {"127.0.0.0/8",   "::1/128",        "10.0.0.0/8",
                                             "172.16.0.0/12", "192.168.0.0/16", "fc00::/7"};
+  // Upstream addresses never connected to, checked after name resolution: link-local, where
+  // cloud metadata services answer. Loopback and private ranges stay reachable (docs/proxy.md).
+  std::vector<std::string> deny_destinations = {"169.254.0.0/16", "fe80::/10"};
   friend bool operator==(const AccessConfig&, const AccessConfig&) = default;
 };
 

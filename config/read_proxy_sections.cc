@@ -105,6 +105,7 @@ void read_access(ObjectReader& r, AccessConfig& out) {
     throw ConfigError(r.path_of("allow_clients"),
                       "must not be empty: no client could use the proxy");
   }
+  read_cidrs(r, "deny_destinations", out.deny_destinations);  // may be empty
 }
 
 }  // namespace sumcache::config::detail

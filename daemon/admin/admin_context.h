@@ -2,16 +2,29 @@
 // What the admin listener's sessions share. Lives on the admin thread; only
 // the sessions and the once-a-second sampler touch it.
 
+#include <boost/intrusive/list.hpp>
 #include <chrono>
 #include <cstdint>
 #include <vector>
 
 #include "daemon/admin/rate_window.h"
+#include "daemon/log/log_limiter.h"
 #include "daemon/proxy/proxy_context.h"
 
 namespace sumcache::daemon {
 
 class Worker;
+
+// A session waiting on its client for a request (idle, or its head and body
+// still arriving): the one the listener may close to admit a new connection
+// at the cap. Linked in the order the waits began, so the front has waited longest.
+struct AdminWaiting
+    : boost::intrusive::list_base_hook<boost::intrusive::link_mode<boost::intrusive::auto_unlink>> {
+  explicit AdminWaiting(beast::tcp_stream& s) : stream(s) {}
+  beast::tcp_stream& stream;
+};
+using AdminWaitingList =
+    boost::intrusive::list<AdminWaiting, boost::intrusive::constant_time_size<false>>;
 
 struct AdminContext {
   AdminContext(ProxyShared& s, std::vector<Worker*> w) : shared(s), workers(std::move(w)) {}
@@ -27,6 +40,8 @@ struct AdminContext {
   std::vector<Worker*> workers;  // their upstream pools, for /stats
   RateWindow window{0};
   std::uint32_t sessions = 0;
+  AdminWaitingList waiting;
+  LogLimiter full_log;  // "sessions at the cap", once a second at most
 };
 
 }  // namespace sumcache::daemon

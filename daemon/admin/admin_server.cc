@@ -12,6 +12,15 @@ namespace {
 // from the allowed networks would only be an accident or an attack.
 constexpr std::uint32_t kMaxSessions = 64;
 
+void log_full(AdminContext& context, std::string_view outcome) {
+  const auto held = context.full_log.admit(LogLimiter::Clock::now());
+  if (!held) return;
+  std::string line =
+      "admin: " + std::to_string(kMaxSessions) + " sessions open; " + std::string(outcome);
+  if (*held > 0) line += " (" + std::to_string(*held) + " more since the last line)";
+  context.shared.log.warn(line);
+}
+
 }  // namespace
 
 AdminServer::AdminServer(ProxyShared& shared, std::vector<Worker*> workers)
@@ -59,10 +68,19 @@ awaitable<void> AdminServer::accept_loop() {
       co_await pause.async_wait(use_nothrow);
       continue;
     }
+    // At the cap, a new connection (a health check) still gets in: the
+    // session that has waited longest for its client is closed instead.
+    // Only when every session is busy answering is the new one closed.
     if (context_.sessions >= kMaxSessions) {
-      context_.shared.log.warn("admin: " + std::to_string(kMaxSessions) +
-                               " sessions open; connection closed");
-      continue;
+      if (context_.waiting.empty()) {
+        log_full(context_, "every one busy; new connection closed");
+        continue;
+      }
+      AdminWaiting& oldest = context_.waiting.front();
+      oldest.unlink();
+      oldest.stream.cancel();
+      context_.shared.stats.admin_sessions_closed.fetch_add(1, std::memory_order_relaxed);
+      log_full(context_, "closed the one idle longest to admit a new connection");
     }
     asio::co_spawn(*io_, serve_admin_client(context_, std::move(socket)), asio::detached);
   }

@@ -89,9 +89,11 @@ awaitable<void> serve_admin_client(AdminContext& context, tcp::socket socket) {
   const Ip6Bytes client = ip6_bytes(peer.address());
   const std::string client_text = peer.address().to_string();
   bool keep_alive = true;
+  AdminWaiting waiting(stream);
   while (keep_alive && !context.shared.draining.load(std::memory_order_relaxed)) {
     const auto settings = context.shared.settings.get();
     const auto& limits = settings->config.limits;
+    context.waiting.push_back(waiting);
     if (buffer.size() == 0) {
       stream.expires_after(limits.client_idle_timeout_ms);
       auto [idle_ec, n] = co_await stream.async_read_some(buffer.prepare(4096), use_nothrow);
@@ -103,6 +105,7 @@ awaitable<void> serve_admin_client(AdminContext& context, tcp::socket socket) {
     parser.body_limit(kAdminMaxBodyBytes);
     stream.expires_after(limits.client_request_timeout_ms);
     auto [read_ec, read_n] = co_await http::async_read(stream, buffer, parser, use_nothrow);
+    waiting.unlink();
     AdminResponse response;
     unsigned version = 11;
     bool head = false;

@@ -102,6 +102,9 @@ void write_store(W& w, const StatsSnapshot& s) {
   w.family("sumcache_store_max_bytes", "gauge", "Configured budget per tier (0: tier disabled).");
   w.sample("sumcache_store_max_bytes", {{"tier", "memory"}}, s.memory_max_bytes);
   w.sample("sumcache_store_max_bytes", {{"tier", "disk"}}, s.disk_max_bytes);
+  w.family("sumcache_store_disk_write_errors_total", "counter",
+           "Disk tier writes that failed (disk full, I/O error): the object stayed memory-only.");
+  w.sample("sumcache_store_disk_write_errors_total", {}, st.disk_write_errors);
   w.family("sumcache_store_evictions_total", "counter", "Objects evicted to stay in budget.");
   w.sample("sumcache_store_evictions_total", {{"tier", "memory"}}, st.memory_evictions);
   w.sample("sumcache_store_evictions_total", {{"tier", "disk"}}, st.disk_evictions);
@@ -122,6 +125,16 @@ void write_connections(W& w, const StatsSnapshot& s) {
   w.sample("sumcache_framing_refused_total", {{"message", "request"}}, s.framing_refused_requests);
   w.sample("sumcache_framing_refused_total", {{"message", "response"}},
            s.framing_refused_responses);
+  w.family("sumcache_upstream_refused_destinations_total", "counter",
+           "Upstream connects refused before connecting: this node's own listener, or "
+           "access.deny_destinations.");
+  w.sample("sumcache_upstream_refused_destinations_total", {{"reason", "own_listener"}},
+           s.refused_destinations[0]);
+  w.sample("sumcache_upstream_refused_destinations_total", {{"reason", "denied"}},
+           s.refused_destinations[1]);
+  w.family("sumcache_admin_sessions_closed_total", "counter",
+           "Idle admin connections closed to admit a new one at the session cap.");
+  w.sample("sumcache_admin_sessions_closed_total", {}, s.admin_sessions_closed);
   w.family("sumcache_upstream_idle_connections", "gauge",
            "Keep-alive upstream connections waiting in the pools.");
   w.sample("sumcache_upstream_idle_connections", {}, s.upstream.idle);

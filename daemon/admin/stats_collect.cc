@@ -39,6 +39,10 @@ void collect_requests(const ProxyShared& shared, StatsSnapshot& s) {
   s.upstream_errors = load(st.upstream_errors);
   s.framing_refused_requests = load(st.framing_refused_requests);
   s.framing_refused_responses = load(st.framing_refused_responses);
+  for (std::size_t i = 0; i < s.refused_destinations.size(); ++i) {
+    s.refused_destinations[i] = load(st.refused_destinations[i]);
+  }
+  s.admin_sessions_closed = load(st.admin_sessions_closed);
   s.open_connections = shared.connections.load(std::memory_order_relaxed);
   for (std::size_t c = 0; c < kLatencyClasses; ++c) s.latency[c] = m.latency[c].snapshot();
 }

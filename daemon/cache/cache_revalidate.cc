@@ -65,7 +65,7 @@ awaitable<unsigned> CacheService::revalidate(CacheRequest& r, const Candidate& c
                                       CacheResult::stale_hit);
     }
     r.record.result = CacheResult::refresh_miss;
-    co_return co_await send_upstream_error(r.client, r.settings, r.route, ec,
+    co_return co_await send_upstream_error(r.worker.shared, r.client, r.settings, r.route, ec,
                                            r.parser.get().version());
   }
   const unsigned status = res->parser->get().result_int();

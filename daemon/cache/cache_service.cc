@@ -148,7 +148,7 @@ awaitable<unsigned> CacheService::fetch(CacheRequest& r, const Candidate* stale,
                                       CacheResult::stale_hit);
     }
     r.record.result = CacheResult::miss;
-    co_return co_await send_upstream_error(r.client, r.settings, r.route, ec,
+    co_return co_await send_upstream_error(r.worker.shared, r.client, r.settings, r.route, ec,
                                            r.parser.get().version());
   }
   if (stale != nullptr && is_error_status(res->parser->get().result_int())) {

@@ -1,5 +1,6 @@
 #include "daemon/proxy/forward_flow.h"
 
+#include "daemon/proxy/destination_guard.h"
 #include "daemon/proxy/error_response.h"
 #include "daemon/proxy/head_writer.h"
 #include "daemon/proxy/response_relay.h"
@@ -40,12 +41,32 @@ awaitable<unsigned> send_error(ClientConnection& client, const Settings& setting
   co_return static_cast<unsigned>(status);
 }
 
-awaitable<unsigned> send_upstream_error(ClientConnection& client, const Settings& settings,
-                                        const Route& route, error_code ec, unsigned version) {
+void log_upstream_failure(ProxyShared& shared, unsigned status, const Route& route, error_code ec) {
+  LogLimiter& limiter = status == 504 ? shared.gateway_timeout_log : shared.bad_gateway_log;
+  const auto held = limiter.admit(LogLimiter::Clock::now());
+  if (!held) return;
+  const std::string url =
+      route.kind == RouteKind::tunnel ? "CONNECT " + route.upstream.pool_key() : route.cache_key;
+  std::string line = std::to_string(status) + " for " + url + ": upstream " +
+                     route.upstream.pool_key() + ": " + ec.message();
+  if (*held > 0) {
+    line +=
+        " (" + std::to_string(*held) + " more " + std::to_string(status) + "s since the last line)";
+  }
+  shared.log.warn(line);
+}
+
+awaitable<unsigned> send_upstream_error(ProxyShared& shared, ClientConnection& client,
+                                        const Settings& settings, const Route& route, error_code ec,
+                                        unsigned version) {
+  if (is_destination_refusal(ec)) {
+    co_return co_await send_error(client, settings, http::status::forbidden, ec.message(), version);
+  }
   const bool timed_out = ec == beast::error::timeout || ec == asio::error::timed_out;
   const auto status = timed_out ? http::status::gateway_timeout : http::status::bad_gateway;
   const std::string reason = (timed_out ? "timed out waiting for " : "upstream failure from ") +
                              route.upstream.pool_key() + ": " + ec.message();
+  log_upstream_failure(shared, static_cast<unsigned>(status), route, ec);
   co_return co_await send_error(client, settings, status, reason, version);
 }
 
@@ -74,7 +95,8 @@ awaitable<ForwardResult> forward_request(
     worker.shared.stats.count_upstream_error(ec);
     client.keep_alive = client.keep_alive && parser.is_done();
     ForwardResult failed;
-    failed.status = co_await send_upstream_error(client, settings, route, ec, req.version());
+    failed.status =
+        co_await send_upstream_error(worker.shared, client, settings, route, ec, req.version());
     failed.upstream_failed = true;
     co_return failed;
   }

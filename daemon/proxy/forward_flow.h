@@ -24,9 +24,15 @@ http::request_header<> make_upstream_head(const http::request_header<>& client_h
 awaitable<unsigned> send_error(ClientConnection& client, const Settings& settings,
                                http::status status, std::string_view reason, unsigned version);
 
-// Maps an upstream failure to 502 or 504 with a reason.
-awaitable<unsigned> send_upstream_error(ClientConnection& client, const Settings& settings,
-                                        const Route& route, error_code ec, unsigned version);
+// The error log's line for an upstream failure answered with `status`.
+void log_upstream_failure(ProxyShared& shared, unsigned status, const Route& route, error_code ec);
+
+// Maps an upstream failure to 502 or 504 with a reason, and logs it (the
+// upstream, the cause, the URL) once a second at most per status with the
+// number held back; a refused destination is a 403 (destination_guard.h).
+awaitable<unsigned> send_upstream_error(ProxyShared& shared, ClientConnection& client,
+                                        const Settings& settings, const Route& route, error_code ec,
+                                        unsigned version);
 
 struct ForwardResult {
   unsigned status = 0;

@@ -15,6 +15,7 @@
 #include "daemon/log/log_limiter.h"
 #include "daemon/log/logger.h"
 #include "daemon/net/cidr.h"
+#include "daemon/net/destination_policy.h"
 #include "daemon/peer/peer_status.h"
 #include "daemon/proxy/client_connection.h"
 #include "daemon/proxy/proxy_stats.h"
@@ -30,6 +31,8 @@ struct Settings {
   AccessList clients;
   AccessList admin_clients;  // admin.allow: the admin listener and the PURGE method
   std::string via;  // our Via member, "1.1 <node-id>"
+  AccessList deny_destinations;  // access.deny_destinations
+  OwnListeners own_listeners;    // filled by the Server once its listeners are bound
 };
 
 class SettingsHolder {
@@ -66,6 +69,10 @@ struct ProxyShared {
   // The peer table for GET /peers; empty: no peers. Set before Server::start.
   std::function<PeerStatusList()> peer_status;
   std::atomic<bool> listening{false};  // every proxy listener is accepting
+  // Degraded paths, each logged once a second at most with the count held back.
+  LogLimiter refused_destination_log;
+  LogLimiter bad_gateway_log;      // upstream failures answered with 502
+  LogLimiter gateway_timeout_log;  // and with 504
   const std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
 };
 

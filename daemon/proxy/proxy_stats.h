@@ -24,6 +24,10 @@ struct ProxyStats {
   std::atomic<std::uint64_t> bytes_out{0};
   std::atomic<std::uint64_t> upstream_errors{0};
   std::atomic<std::uint64_t> refused_connections{0};
+  // Upstream connects refused by destination: [0] own listener, [1] deny list.
+  std::array<std::atomic<std::uint64_t>, 2> refused_destinations{};
+  // Idle admin sessions closed to make room for a new admin connection.
+  std::atomic<std::uint64_t> admin_sessions_closed{0};
   // Object requests to peers that a summary or ICP claimed, and how they ended.
   std::atomic<std::uint64_t> peer_requests{0};
   std::atomic<std::uint64_t> peer_false_hits{0};  // the peer answered 504

@@ -1,6 +1,8 @@
 #include "daemon/proxy/tunnel.h"
 
+#include "daemon/proxy/destination_guard.h"
 #include "daemon/proxy/error_response.h"
+#include "daemon/proxy/forward_flow.h"
 
 namespace sumcache::daemon {
 namespace {
@@ -32,10 +34,15 @@ awaitable<unsigned> run_tunnel(WorkerContext& worker, const Settings& settings,
   auto [ec, upstream] = co_await worker.pool.connect(route.upstream, "");
   if (ec) {
     const bool timed_out = ec == beast::error::timeout || ec == asio::error::timed_out;
-    const auto status = timed_out ? http::status::gateway_timeout : http::status::bad_gateway;
-    auto res = make_error_response(status, "cannot connect to " + route.upstream.pool_key() +
-                                               ": " + ec.message(),
-                                   false, 11, settings.via);
+    auto status = timed_out ? http::status::gateway_timeout : http::status::bad_gateway;
+    std::string reason = "cannot connect to " + route.upstream.pool_key() + ": " + ec.message();
+    if (is_destination_refusal(ec)) {
+      status = http::status::forbidden;
+      reason = ec.message();
+    } else {
+      log_upstream_failure(worker.shared, static_cast<unsigned>(status), route, ec);
+    }
+    auto res = make_error_response(status, reason, false, 11, settings.via);
     client.stream.expires_after(limits.upstream_io_timeout_ms);
     auto [wec, n] = co_await http::async_write(client.stream, res, use_nothrow);
     client.bytes_out += n;

@@ -6,6 +6,7 @@
 #include "config/load_config.h"
 #include "config/reload.h"
 #include "daemon/http/hop_by_hop.h"
+#include "daemon/net/local_addresses.h"
 
 namespace sumcache::daemon {
 namespace {
@@ -46,6 +47,24 @@ std::string join(const std::vector<std::string>& items) {
 
 LogLevel to_log_level(config::LogLevel level) { return static_cast<LogLevel>(level); }
 
+ListenerAddress listener_address(const tcp::endpoint& endpoint) {
+  const auto& a = endpoint.address();
+  const auto v6 = a.is_v4() ? asio::ip::make_address_v6(asio::ip::v4_mapped, a.to_v4()) : a.to_v6();
+  return {v6.to_bytes(), endpoint.port()};
+}
+
+// The peer listener or the ICP socket, as PeerService binds them (run_daemon
+// starts it only with peers); ports as configured, which the cluster needs fixed.
+std::vector<ListenerAddress> cluster_listeners(const config::Config& config) {
+  const auto& c = config.cluster;
+  if (c.sharing == config::Sharing::none || config.peers.empty()) return {};
+  error_code ec;
+  const auto address = asio::ip::make_address(c.peer_listen.address, ec);
+  if (ec) return {};
+  const auto port = c.sharing == config::Sharing::summary ? c.peer_listen.port : c.icp_port;
+  return {listener_address(tcp::endpoint(address, port))};
+}
+
 void configure_tls(asio::ssl::context& tls, const config::Config& config, Logger& log) {
   const auto& t = config.reverse.tls;
   error_code ec;
@@ -66,6 +85,7 @@ std::shared_ptr<const Settings> make_settings(const config::Config& config) {
   // The config loader has validated every entry, so build cannot fail here.
   AccessList::build(config.access.allow_clients, settings->clients);
   AccessList::build(config.admin.allow, settings->admin_clients);
+  AccessList::build(config.access.deny_destinations, settings->deny_destinations);
   settings->via = via_entry("1.1", config.node.id);
   return settings;
 }
@@ -112,11 +132,14 @@ bool Server::start() {
       endpoint = bound;  // port 0: the other workers join the port the first one got
     }
     endpoints_.push_back(endpoint);
+    own_listeners_.push_back(listener_address(endpoint));
     log_.info("proxy listening on " + endpoint.address().to_string() + ":" +
               std::to_string(endpoint.port()) + " (" + std::to_string(count) + " workers, " +
               (config_.mode == config::Mode::forward ? "forward" : "reverse") + " mode)");
   }
   if (!start_admin()) return false;
+  for (const auto& listener : cluster_listeners(config_)) own_listeners_.push_back(listener);
+  publish_settings();
   for (auto& worker : workers_) worker->start();
   shared_.listening = true;
   if (admin_) admin_->start();
@@ -141,7 +164,22 @@ bool Server::start_admin() {
   }
   log_.info("admin listening on " + bound.address().to_string() + ":" +
             std::to_string(bound.port()));
+  own_listeners_.push_back(listener_address(bound));
   return true;
+}
+
+// The settings with what only the running server knows: its bound listeners
+// and the interface addresses, enumerated again on each reload.
+void Server::publish_settings() {
+  auto settings = std::make_shared<Settings>(*make_settings(config_));
+  settings->own_listeners.listeners = own_listeners_;
+  std::error_code ec;
+  settings->own_listeners.local_addresses = local_addresses(ec);
+  if (ec) {
+    log_.warn("cannot list the interface addresses (" + ec.message() +
+              "): wildcard listeners are guarded on loopback only");
+  }
+  shared_.settings.set(std::move(settings));
 }
 
 void Server::run() {
@@ -210,7 +248,7 @@ void Server::reload() {
   }
   const auto restart = config::restart_required_changes(config_, next);
   config_ = apply_live(config_, next);
-  shared_.settings.set(make_settings(config_));
+  publish_settings();
   log_.set_level(to_log_level(config_.log.level));
   if (reload_hook_) reload_hook_(config_);
   access_log_.set_format(config_.log.access_format);

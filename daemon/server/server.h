@@ -39,6 +39,7 @@ class Server {
   void reload();
   void drain_and_stop();
   bool start_admin();
+  void publish_settings();
 
   config::Config config_;
   std::filesystem::path config_path_;
@@ -48,6 +49,7 @@ class Server {
   ProxyShared shared_;
   std::vector<std::unique_ptr<Worker>> workers_;
   std::vector<tcp::endpoint> endpoints_;
+  std::vector<ListenerAddress> own_listeners_;  // refused as upstream destinations
   std::unique_ptr<AdminServer> admin_;  // null when admin.enabled is false
   asio::io_context control_;
   std::function<void(const config::Config&)> reload_hook_;

@@ -7,6 +7,7 @@
 
 #include "daemon/proxy/client_connection.h"
 #include "daemon/proxy/client_session.h"
+#include "daemon/proxy/destination_guard.h"
 #include "daemon/server/listener.h"
 
 namespace sumcache::daemon {
@@ -26,7 +27,9 @@ Worker::Worker(ProxyShared& shared, asio::ssl::context& tls, std::string tls_ser
                const UpstreamTimeouts& timeouts)
     : guard_(io_.get_executor()),
       pool_(io_.get_executor(), tls, timeouts),
-      context_{shared, io_.get_executor(), pool_, std::move(tls_server_name), {}} {}
+      context_{shared, io_.get_executor(), pool_, std::move(tls_server_name), {}} {
+  pool_.set_endpoint_check(destination_check(shared));
+}
 
 Worker::~Worker() { stop(); }
 

@@ -12,6 +12,7 @@
 #include <system_error>
 #include <vector>
 
+#include "daemon/log/log_limiter.h"
 #include "daemon/store/body_reader.h"
 #include "daemon/store/disk_writer.h"
 #include "daemon/store/index_shard.h"
@@ -98,6 +99,9 @@ class Store {
   Store(StoreOptions options, filters::CountingBloomFilter filter);
   Shard& shard_of(const filters::Hash128& hash) const;
   void log(std::string_view message) const;
+  // A failed disk write or remove (disk full: one per object): logged once per
+  // interval with the count, as every degraded path (docs/store.md).
+  void log_write_error(std::string line);
   // Shard lock held:
   bool release_tiers(Shard& s, EntryRef ref);
   void erase_entry(Shard& s, EntryRef ref);
@@ -126,6 +130,7 @@ class Store {
   mutable StoreCounters counters_;
   std::atomic<std::uint32_t> evict_cursor_{0};
   UniqueFd disk_lock_;                  // flock()ed while the store is open
+  LogLimiter write_error_log_;          // the writer thread's
   std::uint64_t next_sequence_ = 1;     // the writer thread's alone once open
   std::unique_ptr<DiskWriter> writer_;  // last: its thread uses everything above
 };

@@ -69,7 +69,7 @@ void Store::run_disk_job(const DiskJob& job) {
   if (job.kind == DiskJob::Kind::remove) {
     if (auto ec = remove_file(path)) {
       bump(counters_.disk_write_errors);
-      log("store: removing " + path + ": " + ec.message());
+      log_write_error("store: removing " + path + ": " + ec.message());
     }
     return;
   }
@@ -97,7 +97,7 @@ void Store::settle_write(const DiskJob& job, const Result<std::uint64_t>& writte
     log("store: removed damaged object file " + path + ": " + written.error().message());
   } else {
     bump(counters_.disk_write_errors);
-    log("store: writing " + path + ": " + written.error().message());
+    log_write_error("store: writing " + path + ": " + written.error().message());
   }
   Shard& s = shard_of(job.key_hash);
   {
@@ -118,6 +118,14 @@ void Store::settle_write(const DiskJob& job, const Result<std::uint64_t>& writte
     if (!e.in(Tier::memory)) e.object.reset();
   }
   enforce_budget(Tier::disk);
+}
+
+void Store::log_write_error(std::string line) {
+  const auto held = write_error_log_.admit(LogLimiter::Clock::now());
+  if (!held) return;
+  line += " (" + std::to_string(read(counters_.disk_write_errors)) + " disk write errors so far";
+  if (*held > 0) line += ", " + std::to_string(*held) + " not logged since the last line";
+  log(line + ")");
 }
 
 Result<Store::FileRead> Store::open_for_read(const StoredObject& object) {

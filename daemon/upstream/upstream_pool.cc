@@ -59,6 +59,14 @@ awaitable<std::tuple<error_code, std::unique_ptr<UpstreamConnection>>> UpstreamP
     ++stats_.connect_failures;
     co_return std::tuple{resolve_ec, nullptr};
   }
+  // After resolution: a name that leads here is judged by where it leads.
+  for (const auto& entry : endpoints) {
+    if (!endpoint_check_) break;
+    if (auto refused = endpoint_check_(origin, entry.endpoint())) {
+      ++stats_.connect_failures;
+      co_return std::tuple{refused, nullptr};
+    }
+  }
   beast::tcp_stream stream(executor_);
   stream.expires_after(timeouts_.connect);
   auto [connect_ec, endpoint] = co_await stream.async_connect(endpoints, use_nothrow);

@@ -5,6 +5,7 @@
 // handshake verified against the configured trust store.
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <vector>
@@ -29,6 +30,10 @@ struct UpstreamPoolStats {
 
 class UpstreamPool {
  public:
+  // Judges each resolved endpoint before any connect; an error refuses the
+  // whole connect, with no connection attempted (docs/proxy.md, "Destinations").
+  using EndpointCheck = std::function<error_code(const Origin&, const tcp::endpoint&)>;
+
   UpstreamPool(asio::any_io_executor executor, asio::ssl::context& tls, UpstreamTimeouts timeouts);
 
   // A pooled idle connection when one is fresh, otherwise a new one.
@@ -41,6 +46,7 @@ class UpstreamPool {
   // Returns a connection whose last exchange completed cleanly with keep-alive.
   void release(std::unique_ptr<UpstreamConnection> connection);
   void set_timeouts(const UpstreamTimeouts& timeouts) { timeouts_ = timeouts; }
+  void set_endpoint_check(EndpointCheck check) { endpoint_check_ = std::move(check); }
   UpstreamPoolStats stats() const;
 
  private:
@@ -51,6 +57,7 @@ class UpstreamPool {
   UpstreamTimeouts timeouts_;
   std::map<std::string, std::vector<std::unique_ptr<UpstreamConnection>>> idle_;
   UpstreamPoolStats stats_;
+  EndpointCheck endpoint_check_;
 };
 
 }  // namespace sumcache::daemon

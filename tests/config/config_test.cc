@@ -66,6 +66,20 @@ TEST(ParseConfig, MissingFieldsKeepTheirDefaults) {
   EXPECT_EQ(c, expected);
 }
 
+TEST(ParseConfig, DenyDestinationsDefaultToLinkLocalAndMayBeEmpty) {
+  EXPECT_EQ(default_config().access.deny_destinations,
+            (std::vector<std::string>{"169.254.0.0/16", "fe80::/10"}));
+  EXPECT_TRUE(parse_config(R"({"access": {"deny_destinations": []}})", "t")
+                  .access.deny_destinations.empty());
+  const Config c =
+      parse_config(R"({"access": {"deny_destinations": ["127.0.0.0/8", "::1/128"]}})", "t");
+  EXPECT_EQ(c.access.deny_destinations, (std::vector<std::string>{"127.0.0.0/8", "::1/128"}));
+  EXPECT_EQ(c.access.allow_clients, default_config().access.allow_clients);
+  // A reverse origin given by name is checked at each connect, not at load.
+  EXPECT_NO_THROW(parse_config(
+      R"({"mode": "reverse", "reverse": {"origin": "http://metadata.internal"}})", "t"));
+}
+
 TEST(ParseConfig, ReadsEveryKindOfValue) {
   Config c = parse_config(R"({
     "node": {"id": "n-1.a_b"}, "mode": "reverse", "workers": 8,
