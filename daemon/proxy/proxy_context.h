@@ -14,6 +14,7 @@
 #include "daemon/log/access_log.h"
 #include "daemon/log/logger.h"
 #include "daemon/net/cidr.h"
+#include "daemon/peer/listener_refusals.h"
 #include "daemon/peer/peer_status.h"
 #include "daemon/proxy/client_connection.h"
 #include "daemon/proxy/proxy_stats.h"
@@ -62,6 +63,8 @@ struct ProxyShared {
   RequestMetrics metrics;  // what the admin endpoint adds to `stats`
   // The peer table for GET /peers; empty: no peers. Set before Server::start.
   std::function<PeerStatusList()> peer_status;
+  // The peer listener's refusals by reason (summary mode); empty: no listener.
+  std::function<RefusalCounts()> peer_listener_refusals;
   std::atomic<bool> listening{false};  // every proxy listener is accepting
   const std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
 };
