@@ -191,6 +191,7 @@ TEST_F(PeerListener, SixteenConcurrentSixtyMegabytePostsKeepMemoryBounded) {
     }
   });
   std::atomic<int> answered{0};
+  std::atomic<int> closed_unread{0};
   std::vector<std::thread> attackers;
   for (int i = 0; i < 16; ++i) {
     attackers.emplace_back([&] {
@@ -201,7 +202,9 @@ TEST_F(PeerListener, SixteenConcurrentSixtyMegabytePostsKeepMemoryBounded) {
       s.send(post_head(kBody));
       // The whole body as fast as the node reads it, unless it answers first; 20 s at most.
       s.stream_until_answer(chunk, kBody, Clock::now() + 20s);
-      if (s.read_all(5s).rfind("HTTP/1.1 413", 0) == 0) ++answered;
+      const std::string reply = s.read_all(5s);
+      if (reply.rfind("HTTP/1.1 413", 0) == 0) ++answered;
+      if (reply.empty() && s.closed()) ++closed_unread;  // over the connection cap
     });
   }
   for (auto& t : attackers) t.join();
@@ -210,7 +213,9 @@ TEST_F(PeerListener, SixteenConcurrentSixtyMegabytePostsKeepMemoryBounded) {
   const long hwm_kb = status_kb(pid, "VmHWM:");
   std::printf("peer listener: idle RSS %ld kB, peak RSS sampled %ld kB, VmHWM %ld kB\n", idle_kb,
               peak_kb.load(), hwm_kb);
-  EXPECT_EQ(answered.load(), 16);
+  // 6 slots (2 x 1 peer + 4): the rest are closed on accept.
+  EXPECT_GE(answered.load(), 1);
+  EXPECT_EQ(answered.load() + closed_unread.load(), 16);
   EXPECT_LT(peak_kb.load() - idle_kb, 64 * 1024);
   EXPECT_LT(hwm_kb - idle_kb, 64 * 1024);
   EXPECT_TRUE(nodes_[0].process->running());
