@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "config/proxy_config.h"
 
@@ -33,6 +34,13 @@ struct ClusterConfig {
   std::chrono::milliseconds summary_expiry_ms{60000};  // an older summary attracts no requests
   std::chrono::milliseconds peer_timeout_ms{2000};
   bool store_peer_hits = true;  // false is Squid's proxy-only
+  // The peer listener's guards (docs/peers.md, "What the peer listener accepts").
+  std::uint32_t peer_max_connections = 0;  // 0: 2 per peer + 4
+  std::chrono::milliseconds peer_head_timeout_ms{1000};
+  double peer_summary_rate = 10;         // summaries per second per peer, refilled...
+  std::uint32_t peer_summary_burst = 20;  // ...into a bucket of this many
+  std::uint64_t peer_max_filter_bits = 0;  // 0: 4 x this node's m, at most 2^28
+  std::vector<std::string> peer_allow;     // CIDRs; empty: the peers' addresses
   ClusterTlsConfig tls;
   friend bool operator==(const ClusterConfig&, const ClusterConfig&) = default;
 };

@@ -77,6 +77,12 @@ std::string default_config_json() {
     "summary_expiry_ms": 60000,
     "peer_timeout_ms": 2000,
     "store_peer_hits": true,
+    "peer_max_connections": 0,
+    "peer_head_timeout_ms": 1000,
+    "peer_summary_rate": 10.0,
+    "peer_summary_burst": 20,
+    "peer_max_filter_bits": 0,
+    "peer_allow": [],
     "tls": { "enabled": false, "cert_file": "", "key_file": "", "ca_file": "" }
   },
   "peers": []

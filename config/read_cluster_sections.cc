@@ -33,6 +33,17 @@ void check_secret_source(ObjectReader& r, const ClusterConfig& out) {
   }
 }
 
+void read_peer_allow(ObjectReader& r, std::vector<std::string>& out) {
+  const Json* v = r.find("peer_allow");
+  if (v == nullptr) return;
+  out.clear();
+  for_each_element(*v, r.path_of("peer_allow"), [&](const Json& element, const std::string& path) {
+    const std::string& cidr = as_string(element, path);
+    require(path, check_cidr(cidr));
+    out.push_back(cidr);
+  });
+}
+
 PeerConfig read_peer(const Json& value, const std::string& path) {
   PeerConfig peer;
   ObjectReader::read_object(value, path, [&](ObjectReader& r) {
@@ -72,6 +83,16 @@ void read_cluster(ObjectReader& r, ClusterConfig& out) {
   r.read("summary_expiry_ms", out.summary_expiry_ms, 1000, kDayMs);
   r.read("peer_timeout_ms", out.peer_timeout_ms, 1, kHourMs);
   r.read("store_peer_hits", out.store_peer_hits);
+  r.read_integer("peer_max_connections", out.peer_max_connections, 0, 100000);
+  r.read("peer_head_timeout_ms", out.peer_head_timeout_ms, 10, 60000);
+  r.read("peer_summary_rate", out.peer_summary_rate, 0.1, 1000.0);
+  r.read_integer("peer_summary_burst", out.peer_summary_burst, 1, 10000);
+  // 1024 bits is below any useful summary; 2^28 is the directory's limit.
+  r.read_integer("peer_max_filter_bits", out.peer_max_filter_bits, 0, std::int64_t{1} << 28);
+  if (out.peer_max_filter_bits != 0 && out.peer_max_filter_bits < 1024) {
+    throw ConfigError(r.path_of("peer_max_filter_bits"), "must be 0 (derived) or at least 1024");
+  }
+  read_peer_allow(r, out.peer_allow);
   r.section("tls", [&](ObjectReader& tls) { read_cluster_tls(tls, out.tls); });
   check_secret_source(r, out);
   if (out.summary_expiry_ms <= out.update_max_interval_ms) {

@@ -65,6 +65,16 @@ void write_two_way(PrometheusWriter& w, const PeerStatusList& peers, const char*
 
 }  // namespace
 
+void write_peer_listener_metrics(PrometheusWriter& w, const RefusalCounts& refusals) {
+  constexpr const char* kName = "sumcache_peer_listener_refused_total";
+  w.family(
+      kName, "counter",
+      "Connections and requests the peer listener refused before reading a summary, by reason.");
+  for (std::size_t i = 0; i < kRefusalKinds; ++i) {
+    w.sample(kName, {{"reason", to_string(static_cast<Refusal>(i))}}, refusals[i]);
+  }
+}
+
 void write_peer_metrics(PrometheusWriter& w, const PeerStatusList& peers) {
   w.family("sumcache_peer_state", "gauge", "1 for the peer's current state (up, suspect, down).");
   for (const auto& p : peers) {

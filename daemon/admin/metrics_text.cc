@@ -210,6 +210,7 @@ std::string metrics_text(const StatsSnapshot& s) {
   write_peer_auth(w, s);
   write_filter(w, s);
   write_peer_metrics(w, s.peers);
+  if (s.peer_listener_refusals) write_peer_listener_metrics(w, *s.peer_listener_refusals);
   return w.text();
 }
 

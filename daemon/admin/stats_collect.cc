@@ -95,6 +95,7 @@ StatsSnapshot collect_stats(ProxyShared& shared, const RateWindow& window, std::
     s.filter_hash = store.hash_id();
   }
   if (shared.peer_status) s.peers = shared.peer_status();
+  if (shared.peer_listener_refusals) s.peer_listener_refusals = shared.peer_listener_refusals();
   return s;
 }
 

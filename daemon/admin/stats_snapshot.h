@@ -4,6 +4,7 @@
 // and /metrics are pure functions of it.
 
 #include <array>
+#include <optional>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -12,6 +13,7 @@
 #include "daemon/admin/latency_histogram.h"
 #include "daemon/admin/rate_window.h"
 #include "daemon/admin/request_metrics.h"
+#include "daemon/peer/listener_refusals.h"
 #include "daemon/peer/peer_status.h"
 #include "daemon/proxy/proxy_stats.h"
 #include "daemon/store/store_options.h"
@@ -67,6 +69,7 @@ struct StatsSnapshot {
   std::uint64_t admin_sessions_closed = 0;  // idle ones closed to admit a new connection
   UpstreamPoolStats upstream;  // summed over the workers' pools
   PeerStatusList peers;
+  std::optional<RefusalCounts> peer_listener_refusals;  // summary mode only
 
   std::uint64_t result(CacheResult r) const { return results[static_cast<std::size_t>(r)]; }
 };

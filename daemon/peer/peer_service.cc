@@ -183,6 +183,10 @@ void PeerService::apply_live(const config::Config& config) {
   asio::post(io_, [this, cluster] { config_.cluster = cluster; });
 }
 
+RefusalCounts PeerService::listener_refusals() const {
+  return exchange_ ? exchange_->listener_refusals() : RefusalCounts{};
+}
+
 PeerStatusList PeerService::status() const {
   PeerStatusList list =
       table_.status(std::chrono::steady_clock::now(), expiry_.load(std::memory_order_relaxed));

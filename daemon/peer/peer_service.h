@@ -17,6 +17,7 @@
 #include "config/config.h"
 #include "daemon/log/logger.h"
 #include "daemon/net/asio.h"
+#include "daemon/peer/listener_refusals.h"
 #include "daemon/peer/peer_table.h"
 #include "daemon/store/store.h"
 #include "filters/summary_directory.h"
@@ -55,6 +56,7 @@ class PeerService {
   void report(std::size_t i, PeerOutcome outcome, std::chrono::microseconds rtt,
               std::string_view error = {});
   PeerStatusList status() const;
+  RefusalCounts listener_refusals() const;  // summary mode's peer listener
   // What SIGHUP may change: thresholds, interval, expiry, timeout, weights.
   void apply_live(const config::Config& config);
   const std::string& node_id() const { return node_id_; }

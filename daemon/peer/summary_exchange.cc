@@ -1,9 +1,12 @@
 #include "daemon/peer/summary_exchange.h"
 
+#include <algorithm>
 #include <random>
 
 #include "protocol/decode.h"
 #include "protocol/encode.h"
+#include "protocol/message_bounds.h"
+#include "protocol/node_id.h"
 #include "protocol/protocol_error.h"
 
 namespace sumcache::daemon {
@@ -34,6 +37,23 @@ SummaryResponse answer(unsigned status, std::string body) {
   return {status, {}, "text/plain", std::move(body)};
 }
 
+// cluster.peer_max_filter_bits, or when 0: room for peers with up to 4 times
+// this node's m (peers usually share one filter config), at least 2^20, at
+// most what the directory holds.
+std::uint64_t peer_filter_bits(const config::ClusterConfig& c, std::uint64_t own_m) {
+  if (c.peer_max_filter_bits != 0) return c.peer_max_filter_bits;
+  return std::clamp<std::uint64_t>(4 * own_m, std::uint64_t{1} << 20, filters::kMaxDirectoryBits);
+}
+
+SummaryListenerLimits listener_limits(const config::ClusterConfig& c, std::size_t peers) {
+  SummaryListenerLimits l;
+  l.head_timeout = c.peer_head_timeout_ms;
+  l.timeout = c.peer_timeout_ms;
+  // Each peer pushes and pulls one at a time: 2 each, and a few for the admin's probes.
+  l.max_connections = c.peer_max_connections != 0 ? c.peer_max_connections : 2 * peers + 4;
+  return l;
+}
+
 }  // namespace
 
 SummaryExchange::SummaryExchange(asio::any_io_executor executor, const config::Config& config,
@@ -51,11 +71,15 @@ SummaryExchange::SummaryExchange(asio::any_io_executor executor, const config::C
       tls_client_(config.cluster.tls.enabled
                       ? std::make_unique<asio::ssl::context>(asio::ssl::context::tls_client)
                       : nullptr),
-      listener_(executor, [this](const SummaryRequest& r) { return handle(r); },
-                config.cluster.peer_timeout_ms, tls_server_.get()),
+      listener_(executor, *this, log, listener_limits(config.cluster, table.size()),
+                tls_server_.get()),
       timer_(executor),
       epoch_(new_epoch()),
-      busy_(table.size(), 0) {}
+      busy_(table.size(), 0),
+      receiving_(table.size(), 0),
+      buckets_(table.size(),
+               TokenBucket(config.cluster.peer_summary_rate, config.cluster.peer_summary_burst)),
+      max_filter_bits_(peer_filter_bits(config.cluster, store.filter_stats().m)) {}
 
 bool SummaryExchange::load_tls(std::string& failed) {
   const auto& t = config_.cluster.tls;
@@ -88,6 +112,7 @@ bool SummaryExchange::listen(std::string& failed) {
     failed = "peer listener address " + at.address + ": " + ec.message();
     return false;
   }
+  listener_.set_sources(peer_sources());
   std::string step;
   if (auto lec = listener_.listen({address, at.port}, step)) {
     failed = "peer listener " + at.address + ":" + std::to_string(at.port) + ": " + step + ": " +
@@ -95,6 +120,31 @@ bool SummaryExchange::listen(std::string& failed) {
     return false;
   }
   return true;
+}
+
+std::optional<AccessList> SummaryExchange::peer_sources() {
+  AccessList list;
+  const auto& allow = config_.cluster.peer_allow;
+  if (!allow.empty()) {
+    if (AccessList::build(allow, list)) return std::nullopt;  // the loader checked them
+    return list;
+  }
+  std::vector<std::string> addresses;
+  tcp::resolver resolver(executor_);
+  for (std::size_t i = 0; i < table_.size(); ++i) {
+    const auto& p = table_.at(i).config;
+    error_code ec;
+    const auto results = resolver.resolve(p.host, std::to_string(p.peer_port), ec);
+    if (ec || results.empty()) {
+      log_.warn("peer " + p.id + ": " + p.host + " does not resolve (" + ec.message() +
+                "): the peer listener accepts any source address");
+      return std::nullopt;
+    }
+    for (const auto& r : results) addresses.push_back(r.endpoint().address().to_string());
+  }
+  if (addresses.empty()) return std::nullopt;  // no peers: nothing to tell apart
+  if (AccessList::build(addresses, list)) return std::nullopt;
+  return list;
 }
 
 void SummaryExchange::start() {
@@ -129,11 +179,36 @@ std::optional<std::string> SummaryExchange::secret_for(std::string_view node_id)
   return config_.cluster.secret;
 }
 
+Verdict SummaryExchange::admit(const SummaryHead& head, std::size_t& peer) {
+  PeerLimits limits;
+  std::optional<std::size_t> i;
+  if (head.node && protocol::valid_node_id(*head.node)) i = table_.find(*head.node);
+  if (i) {
+    limits.known = true;
+    limits.max_message = protocol::message_bound(
+        max_filter_bits_, protocol::DecodeLimits{}.max_changes, head.node->size());
+  }
+  if (Verdict v = check_head(head, limits)) return v;
+  peer = *i;
+  if (head.method != http::verb::post) return {};
+  const std::string id = printable_id(*head.node);
+  // A peer pushes one summary at a time: a second one at once is not its.
+  if (receiving_[peer]) {
+    return {429, Refusal::rate, "a summary from node " + id + " is being read already", 1};
+  }
+  const auto wait = buckets_[peer].wait(std::chrono::steady_clock::now());
+  if (wait > wait.zero()) {
+    const auto seconds = std::chrono::ceil<std::chrono::seconds>(wait).count();
+    return {429, Refusal::rate, "node " + id + " is over cluster.peer_summary_rate",
+            static_cast<unsigned>(std::max<std::int64_t>(seconds, 1))};
+  }
+  receiving_[peer] = 1;
+  return {};
+}
+
 SummaryResponse SummaryExchange::handle(const SummaryRequest& request) {
-  if (request.target != kSummaryPath) return answer(404, "no such path\n");
   if (request.method == http::verb::post) return receive(request);
-  if (request.method == http::verb::get) return serve_full(request);
-  return answer(405, "GET or POST\n");
+  return serve_full(request);
 }
 
 SummaryResponse SummaryExchange::serve_full(const SummaryRequest& request) const {
@@ -154,14 +229,17 @@ SummaryResponse SummaryExchange::receive(const SummaryRequest& request) {
   if (!message) {
     const auto i = table_.find(request.from);
     if (i) table_.at(*i).counters.messages_rejected.fetch_add(1, std::memory_order_relaxed);
-    log_.warn("peer summary from " + request.remote + " (node " +
-              (request.from.empty() ? std::string("?") : request.from) +
-              ") rejected: " + message.error().message());
+    if (const auto held = reject_log_.admit(std::chrono::steady_clock::now())) {
+      log_.warn("peer summary from " + request.remote + " (node " + printable_id(request.from) +
+                ") rejected: " + message.error().message() +
+                (*held > 0 ? " (and " + std::to_string(*held) + " more rejected)" : ""));
+    }
     const bool auth = message.error() == protocol::ProtocolErrc::bad_tag ||
                       message.error() == protocol::ProtocolErrc::unknown_node;
     return answer(auth ? 401 : 400, message.error().message() + "\n");
   }
   const auto i = table_.find(message->info.node_id);  // decode checked it is a peer
+  buckets_[*i].take(std::chrono::steady_clock::now());  // authenticated: it counts
   auto& counters = table_.at(*i).counters;
   counters.messages_received.fetch_add(1, std::memory_order_relaxed);
   counters.bytes_received.fetch_add(request.body.size(), std::memory_order_relaxed);
@@ -315,9 +393,11 @@ awaitable<void> SummaryExchange::push_to(std::size_t i, std::shared_ptr<const st
       std::lock_guard lock(table_.mutex());
       table_.at(i).link.needs_full = false;
     }
-  } else if (reply.status == 409) {
+  } else if (reply.status == 409 || reply.status == 429) {
+    // 409: the peer lost track; 429: it dropped this one (too fast). Either
+    // way the next round is full.
     std::lock_guard lock(table_.mutex());
-    table_.at(i).link.needs_full = true;  // the peer lost track: the next round is full
+    table_.at(i).link.needs_full = true;
   } else {
     table_.record_failure(i,
                           "push refused with " + std::to_string(reply.status) + ": " + reply.body,

@@ -13,22 +13,32 @@
 #include "daemon/log/logger.h"
 #include "daemon/peer/peer_table.h"
 #include "daemon/peer/summary_listener.h"
+#include "daemon/peer/token_bucket.h"
 #include "daemon/store/store.h"
 #include "filters/summary_directory.h"
 #include "protocol/summary_message.h"
 
 namespace sumcache::daemon {
 
-class SummaryExchange {
+class SummaryExchange : public SummaryGate {
  public:
   SummaryExchange(asio::any_io_executor executor, const config::Config& config, Store& store,
                   Logger& log, PeerTable& table, filters::SummaryDirectory& directory);
   bool listen(std::string& failed);
   void start();
   void stop();
+  RefusalCounts listener_refusals() const { return listener_.refusals(); }
+
+  // SummaryGate: what the peer listener lets in.
+  Verdict admit(const SummaryHead& head, std::size_t& peer) override;
+  std::uint64_t max_filter_bits(std::size_t) const override { return max_filter_bits_; }
+  SummaryResponse handle(const SummaryRequest& request) override;
+  void body_done(std::size_t peer) override { receiving_[peer] = 0; }
 
  private:
-  SummaryResponse handle(const SummaryRequest& request);
+  // The source addresses the listener accepts: cluster.peer_allow, else every
+  // peer's address (names resolved now); nullopt when a peer's cannot be known.
+  std::optional<AccessList> peer_sources();
   SummaryResponse receive(const SummaryRequest& request);
   SummaryResponse serve_full(const SummaryRequest& request) const;
   // Applies a decoded message from peer i; returns the HTTP status for the sender.
@@ -61,6 +71,11 @@ class SummaryExchange {
   std::optional<filters::BloomFilter> published_;
   SteadyTime last_publish_{};
   std::vector<char> busy_;  // per peer: a push or pull in flight
+  // The listener's side, per peer: a body being read, and the summary rate.
+  std::vector<char> receiving_;
+  std::vector<TokenBucket> buckets_;
+  std::uint64_t max_filter_bits_;
+  LogLimiter reject_log_;
   bool stopped_ = false;
 };
 

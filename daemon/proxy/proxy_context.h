@@ -16,6 +16,7 @@
 #include "daemon/log/logger.h"
 #include "daemon/net/cidr.h"
 #include "daemon/net/destination_policy.h"
+#include "daemon/peer/listener_refusals.h"
 #include "daemon/peer/peer_status.h"
 #include "daemon/proxy/client_connection.h"
 #include "daemon/proxy/proxy_stats.h"
@@ -68,6 +69,8 @@ struct ProxyShared {
   LogLimiter framing_log;  // requests refused for their framing: one line per second
   // The peer table for GET /peers; empty: no peers. Set before Server::start.
   std::function<PeerStatusList()> peer_status;
+  // The peer listener's refusals by reason (summary mode); empty: no listener.
+  std::function<RefusalCounts()> peer_listener_refusals;
   std::atomic<bool> listening{false};  // every proxy listener is accepting
   // Degraded paths, each logged once a second at most with the count held back.
   LogLimiter refused_destination_log;

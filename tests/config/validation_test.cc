@@ -163,6 +163,16 @@ const BadConfig kBadConfigs[] = {
      "$.cluster.summary_expiry_ms", "must be greater than update_max_interval_ms (60000)"},
     {"ClusterTlsWithoutCert", R"({"cluster": {"tls": {"enabled": true, "key_file": "k"}}})",
      "$.cluster.tls.cert_file", "required when enabled"},
+    {"PeerFilterBitsTooFew", R"({"cluster": {"peer_max_filter_bits": 100}})",
+     "$.cluster.peer_max_filter_bits", "must be 0 (derived) or at least 1024"},
+    {"PeerFilterBitsOverDirectory", R"({"cluster": {"peer_max_filter_bits": 268435457}})",
+     "$.cluster.peer_max_filter_bits", "must be between 0 and 268435456"},
+    {"PeerAllowNotACidr", R"({"cluster": {"peer_allow": ["10.0.0.0/33"]}})",
+     "$.cluster.peer_allow[0]", "prefix length must be 0 to 32"},
+    {"PeerSummaryRateZero", R"({"cluster": {"peer_summary_rate": 0}})",
+     "$.cluster.peer_summary_rate", "must be between 0.1 and 1000.0"},
+    {"PeerHeadTimeoutTooShort", R"({"cluster": {"peer_head_timeout_ms": 1}})",
+     "$.cluster.peer_head_timeout_ms", "must be between 10 and 60000"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Config, ConfigErrors, testing::ValuesIn(kBadConfigs),

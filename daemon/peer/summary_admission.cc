@@ -1,0 +1,159 @@
+#include "daemon/peer/summary_admission.h"
+
+#include <algorithm>
+
+#include "daemon/peer/peer_http.h"
+#include "protocol/message_bounds.h"
+#include "protocol/node_id.h"
+#include "protocol/wire_header.h"
+
+namespace sumcache::daemon {
+namespace {
+
+Verdict refuse(unsigned status, Refusal reason, std::string text) {
+  return {status, reason, std::move(text)};
+}
+
+std::uint64_t le_at(std::string_view bytes, std::size_t offset, std::size_t width) {
+  std::uint64_t value = 0;
+  for (std::size_t i = 0; i < width; ++i) {
+    value |= std::uint64_t{static_cast<std::uint8_t>(bytes[offset + i])} << (8 * i);
+  }
+  return value;
+}
+
+}  // namespace
+
+const char* to_string(Refusal r) {
+  switch (r) {
+    case Refusal::address:
+      return "address";
+    case Refusal::connections:
+      return "connections";
+    case Refusal::head:
+      return "head";
+    case Refusal::route:
+      return "route";
+    case Refusal::node:
+      return "node";
+    case Refusal::length:
+      return "length";
+    case Refusal::too_large:
+      return "too_large";
+    case Refusal::rate:
+      return "rate";
+    case Refusal::header:
+      return "header";
+  }
+  return "unknown";
+}
+
+std::string printable_id(std::string_view id) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out = "\"";
+  const std::size_t shown = std::min(id.size(), protocol::kMaxNodeIdBytes);
+  for (std::size_t i = 0; i < shown; ++i) {
+    const auto c = static_cast<unsigned char>(id[i]);
+    if (c < 0x20 || c >= 0x7F || c == '"' || c == '\\') {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 0xF];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  out += '"';
+  if (shown < id.size()) out += "...";
+  return out;
+}
+
+Verdict check_head(const SummaryHead& head, const PeerLimits& limits) {
+  if (head.target != kSummaryPath) return refuse(404, Refusal::route, "no such path");
+  if (head.method != http::verb::get && head.method != http::verb::post) {
+    return refuse(405, Refusal::route, "GET or POST");
+  }
+  if (!head.node || head.node->empty()) {
+    return refuse(400, Refusal::node, "X-Sumcache-Node required");
+  }
+  const std::string id = printable_id(*head.node);
+  if (!protocol::valid_node_id(*head.node)) {
+    return refuse(400, Refusal::node, "X-Sumcache-Node " + id + " is not a node id");
+  }
+  if (!limits.known)
+    return refuse(403, Refusal::node, "node " + id + " is not a peer of this node");
+  if (head.method == http::verb::get) return {};
+  // A summary's length is known before it is sent: no chunked framing here
+  // (RFC 9110 §15.5.12, 411 Length Required).
+  if (head.transfer_encoding || !head.content_length) {
+    return refuse(411, Refusal::length, "Content-Length required, without Transfer-Encoding");
+  }
+  const std::uint64_t length = *head.content_length;
+  if (length < kFixedHeaderBytes + head.node->size() + protocol::kTagBytes) {
+    return refuse(400, Refusal::length,
+                  "Content-Length " + std::to_string(length) + " is shorter than any summary");
+  }
+  if (length > limits.max_message) {
+    return refuse(413, Refusal::too_large,
+                  "Content-Length " + std::to_string(length) +
+                      " is over the largest summary node " + id + " can send (" +
+                      std::to_string(limits.max_message) + " bytes; cluster.peer_max_filter_bits)");
+  }
+  return {};
+}
+
+Verdict check_fixed_header(std::string_view first, std::string_view node,
+                           std::uint64_t content_length, std::uint64_t max_m,
+                           std::uint64_t max_changes, FixedHeaderFacts& facts) {
+  if (first.size() < kFixedHeaderBytes) return refuse(400, Refusal::header, "truncated message");
+  if (le_at(first, 0, 4) != protocol::kMagic) {
+    return refuse(400, Refusal::header, "bad magic: not a summary message");
+  }
+  const protocol::WireHeader h = protocol::read_header(first);
+  if (h.min_version > protocol::kVersion || h.version < protocol::kMinVersion ||
+      h.min_version > h.version) {
+    return refuse(400, Refusal::header, "unsupported version " + std::to_string(h.version));
+  }
+  if (h.header_bytes < protocol::kHeaderBytes || h.header_bytes > protocol::kMaxHeaderBytes) {
+    return refuse(400, Refusal::header, "bad header length " + std::to_string(h.header_bytes));
+  }
+  if (h.node_id_bytes != node.size()) {
+    return refuse(400, Refusal::header, "the message names another node than X-Sumcache-Node");
+  }
+  const bool full = h.kind == static_cast<std::uint8_t>(protocol::MessageKind::full);
+  const bool delta = h.kind == static_cast<std::uint8_t>(protocol::MessageKind::delta);
+  if (!full && !delta)
+    return refuse(400, Refusal::header, "unknown kind " + std::to_string(h.kind));
+  if (h.m == 0) return refuse(400, Refusal::header, "m is 0");
+  if (h.m > max_m) {
+    return refuse(413, Refusal::too_large,
+                  "m of " + std::to_string(h.m) + " bits is over " + std::to_string(max_m) +
+                      " (cluster.peer_max_filter_bits)");
+  }
+  const std::uint64_t bound =
+      full ? protocol::full_payload_bound(h.m) : protocol::delta_payload_bound(h.m, max_changes);
+  if (h.payload_bytes > bound) {
+    return refuse(413, Refusal::too_large,
+                  std::string(full ? "full" : "delta") + " payload of " +
+                      std::to_string(h.payload_bytes) + " bytes is over " + std::to_string(bound) +
+                      " for m = " + std::to_string(h.m));
+  }
+  const std::uint64_t total =
+      h.header_bytes + h.node_id_bytes + h.payload_bytes + protocol::kTagBytes;
+  if (total != content_length) {
+    return refuse(400, Refusal::header,
+                  "the message's sizes add up to " + std::to_string(total) +
+                      " bytes, Content-Length says " + std::to_string(content_length));
+  }
+  facts.header_bytes = h.header_bytes;
+  facts.node_id_bytes = h.node_id_bytes;
+  return {};
+}
+
+Verdict check_message_node(std::string_view message_node, std::string_view head_node) {
+  if (message_node == head_node) return {};
+  return refuse(400, Refusal::header,
+                "the message names node " + printable_id(message_node) + ", X-Sumcache-Node " +
+                    printable_id(head_node));
+}
+
+}  // namespace sumcache::daemon

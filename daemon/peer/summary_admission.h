@@ -1,0 +1,62 @@
+#pragma once
+// What the peer listener decides before it reads a body byte: from the
+// request head, then from the message's fixed header (docs/peers.md, "What
+// the peer listener accepts"). Pure functions; the listener does the I/O.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "daemon/net/asio.h"
+#include "daemon/peer/listener_refusals.h"
+
+namespace sumcache::daemon {
+
+// A status of 0 lets the request on; otherwise the answer, then close.
+struct Verdict {
+  unsigned status = 0;
+  Refusal reason = Refusal::head;
+  std::string text;          // the response body and the log line's reason
+  unsigned retry_after = 0;  // seconds, for a 429 (RFC 9110 §10.2.3)
+  explicit operator bool() const { return status != 0; }
+};
+
+struct SummaryHead {
+  http::verb method = http::verb::get;
+  std::string_view target;
+  std::optional<std::string_view> node;  // X-Sumcache-Node, when sent
+  std::optional<std::uint64_t> content_length;
+  bool transfer_encoding = false;  // any Transfer-Encoding field
+};
+
+// What the listener knows of the node the head names.
+struct PeerLimits {
+  bool known = false;             // a configured peer
+  std::uint64_t max_message = 0;  // protocol::message_bound for it
+};
+
+// Path and method, then the node id, then (POST) the length against `limits`.
+Verdict check_head(const SummaryHead& head, const PeerLimits& limits);
+
+// The id as a log line may show it: quoted, non-printable bytes as \xNN, cut
+// at 64 bytes with "..." (an id is at most 64 bytes).
+std::string printable_id(std::string_view id);
+
+// The bytes to read before check_fixed_header can decide: the v1 header.
+inline constexpr std::size_t kFixedHeaderBytes = 84;
+
+struct FixedHeaderFacts {
+  std::size_t header_bytes = 0;  // where the node id starts
+  std::size_t node_id_bytes = 0;
+};
+
+// The first kFixedHeaderBytes of the body: magic, versions, sizes against the
+// declared length, kind, and m against max_m. Fills `facts` when it passes.
+Verdict check_fixed_header(std::string_view first, std::string_view node,
+                           std::uint64_t content_length, std::uint64_t max_m,
+                           std::uint64_t max_changes, FixedHeaderFacts& facts);
+// The node id the message names (bytes header_bytes.. of the body) against the head's.
+Verdict check_message_node(std::string_view message_node, std::string_view head_node);
+
+}  // namespace sumcache::daemon

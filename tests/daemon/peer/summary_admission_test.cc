@@ -1,0 +1,135 @@
+// The peer listener's decisions before a body byte is read: which status for
+// which head, and which fixed headers are refused.
+
+#include "daemon/peer/summary_admission.h"
+
+#include <gtest/gtest.h>
+
+#include "daemon/peer/peer_http.h"
+#include "filters/bloom_filter.h"
+#include "protocol/encode.h"
+#include "protocol/message_bounds.h"
+#include "protocol/wire_header.h"
+
+namespace sumcache::daemon {
+namespace {
+
+constexpr std::uint64_t kChanges = std::uint64_t{1} << 24;
+const PeerLimits kPeer{true, 1 << 20};
+
+SummaryHead post(std::optional<std::uint64_t> length, std::string_view node = "node-b") {
+  SummaryHead h;
+  h.method = http::verb::post;
+  h.target = kSummaryPath;
+  h.node = node;
+  h.content_length = length;
+  return h;
+}
+
+TEST(CheckHead, AKnownPeerWithALengthInBoundsGoesOn) {
+  EXPECT_FALSE(check_head(post(1000), kPeer));
+  SummaryHead get = post(std::nullopt);
+  get.method = http::verb::get;
+  EXPECT_FALSE(check_head(get, kPeer));
+}
+
+TEST(CheckHead, PathAndMethodComeFirst) {
+  SummaryHead h = post(1000);
+  h.target = "/other";
+  EXPECT_EQ(check_head(h, {}).status, 404U);
+  h = post(1000);
+  h.method = http::verb::put;
+  EXPECT_EQ(check_head(h, kPeer).status, 405U);
+  EXPECT_EQ(check_head(h, kPeer).reason, Refusal::route);
+}
+
+TEST(CheckHead, TheNodeMustBeNamedAndAPeer) {
+  SummaryHead h = post(1000);
+  h.node.reset();
+  EXPECT_EQ(check_head(h, kPeer).status, 400U);
+  h = post(1000, "bad id\n");
+  EXPECT_EQ(check_head(h, kPeer).status, 400U);
+  EXPECT_NE(check_head(h, kPeer).text.find("\"bad id\\x0a\""), std::string::npos);
+  const Verdict unknown = check_head(post(1000, "node-z"), {});
+  EXPECT_EQ(unknown.status, 403U);
+  EXPECT_EQ(unknown.reason, Refusal::node);
+  EXPECT_NE(unknown.text.find("\"node-z\""), std::string::npos) << unknown.text;
+}
+
+TEST(CheckHead, APostNeedsALengthWithinThePeersBound) {
+  EXPECT_EQ(check_head(post(std::nullopt), kPeer).status, 411U);
+  SummaryHead chunked = post(std::nullopt);
+  chunked.transfer_encoding = true;
+  EXPECT_EQ(check_head(chunked, kPeer).status, 411U);
+  chunked.content_length = 1000;
+  EXPECT_EQ(check_head(chunked, kPeer).status, 411U);
+  EXPECT_EQ(check_head(post(10), kPeer).status, 400U);
+  EXPECT_FALSE(check_head(post(1 << 20), kPeer));
+  const Verdict over = check_head(post((1 << 20) + 1), kPeer);
+  EXPECT_EQ(over.status, 413U);
+  EXPECT_EQ(over.reason, Refusal::too_large);
+  EXPECT_EQ(check_head(post(50'000'000), kPeer).status, 413U);
+}
+
+TEST(PrintableId, QuotesEscapesAndCuts) {
+  EXPECT_EQ(printable_id("node-b"), "\"node-b\"");
+  EXPECT_EQ(printable_id("a\"b\x01"), "\"a\\x22b\\x01\"");
+  EXPECT_EQ(printable_id(std::string(100, 'x')), "\"" + std::string(64, 'x') + "\"...");
+}
+
+class FixedHeader : public ::testing::Test {
+ protected:
+  FixedHeader() {
+    auto bits = *filters::BloomFilter::create({4096, 3});
+    bits.set_bit(7, true);
+    protocol::SummaryInfo info{"node-b", 1, 1, bits.params(), bits.hasher(), 1};
+    message_ = protocol::encode_full(info, bits, "a-secret-of-16-bytes");
+  }
+  Verdict check(std::string_view first, std::uint64_t length, std::uint64_t max_m = 1 << 20,
+                std::string_view node = "node-b") {
+    return check_fixed_header(first, node, length, max_m, kChanges, facts_);
+  }
+  std::string message_;
+  FixedHeaderFacts facts_;
+};
+
+TEST_F(FixedHeader, AConformingMessagePasses) {
+  EXPECT_FALSE(check(message_.substr(0, kFixedHeaderBytes), message_.size()));
+  EXPECT_EQ(facts_.header_bytes, protocol::kHeaderBytes);
+  EXPECT_EQ(facts_.node_id_bytes, 6U);
+  EXPECT_FALSE(check_message_node(message_.substr(84, 6), "node-b"));
+}
+
+TEST_F(FixedHeader, ZerosAreBadMagic) {
+  const Verdict v = check(std::string(kFixedHeaderBytes, '\0'), 50'000'000);
+  EXPECT_EQ(v.status, 400U);
+  EXPECT_EQ(v.reason, Refusal::header);
+  EXPECT_NE(v.text.find("bad magic"), std::string::npos);
+}
+
+TEST_F(FixedHeader, AnotherNodeOrOtherSizesAreRefused) {
+  EXPECT_EQ(
+      check(message_.substr(0, kFixedHeaderBytes), message_.size(), 1 << 20, "node-bb").status,
+      400U);
+  EXPECT_EQ(check_message_node("node-c", "node-b").status, 400U);
+  EXPECT_EQ(check(message_.substr(0, kFixedHeaderBytes), message_.size() + 1).status, 400U);
+  std::string bad_kind = message_.substr(0, kFixedHeaderBytes);
+  bad_kind[10] = 9;
+  EXPECT_EQ(check(bad_kind, message_.size()).status, 400U);
+}
+
+TEST_F(FixedHeader, AnMOverTheBoundOrAnOversizedPayloadIs413) {
+  EXPECT_EQ(check(message_.substr(0, kFixedHeaderBytes), message_.size(), 4095).status, 413U);
+  // A full that claims more payload than m/8 bytes.
+  protocol::WireHeader h = protocol::read_header(message_);
+  h.payload_bytes = protocol::full_payload_bound(h.m) + 1;
+  std::string first;
+  protocol::append_header(first, h);
+  const std::uint64_t length = h.header_bytes + 6 + h.payload_bytes + protocol::kTagBytes;
+  const Verdict v = check(first, length);
+  EXPECT_EQ(v.status, 413U);
+  EXPECT_EQ(v.reason, Refusal::too_large);
+}
+
+}  // namespace
+}  // namespace sumcache::daemon
