@@ -66,6 +66,10 @@ awaitable<error_code> relay_body(Stream& up, ClientConnection& client, UpstreamR
   if (hec) co_return hec;
   client.bytes_out += hn;
   std::vector<char> chunk(parser.is_done() ? 0 : kRelayChunk);
+  // Beast reads at most the buffer's free capacity (512 bytes after a small
+  // head): with room for a whole chunk, a fast origin's body comes in reads,
+  // and goes out in writes, of up to 64 KiB rather than 512 bytes.
+  if (!parser.is_done()) upstream.buffer.reserve(kRelayChunk);
   while (!sr.is_done()) {
     error_code read_ec;
     std::size_t got = 0;

@@ -98,6 +98,8 @@ struct Path {
   std::string method;  // GET fills the cache; POST passes through
 };
 
+void PrintTo(const Path& p, std::ostream* os) { *os << p.mode << " " << p.method; }
+
 class StreamingTest : public ProxyTest, public ::testing::WithParamInterface<Path> {
  protected:
   bool start(ScriptedOrigin& origin, const std::string& extra_json = "") {
