@@ -116,6 +116,9 @@ void write_connections(W& w, const StatsSnapshot& s) {
   w.family("sumcache_upstream_errors_total", "counter",
            "Upstream exchanges that failed (connect, TLS, timeout, malformed response).");
   w.sample("sumcache_upstream_errors_total", {}, s.upstream_errors);
+  w.family("sumcache_upstream_truncated_total", "counter",
+           "Response bodies upstream closed or stalled on mid-way; the client saw the cut.");
+  w.sample("sumcache_upstream_truncated_total", {}, s.upstream_truncated);
   w.family("sumcache_upstream_idle_connections", "gauge",
            "Keep-alive upstream connections waiting in the pools.");
   w.sample("sumcache_upstream_idle_connections", {}, s.upstream.idle);

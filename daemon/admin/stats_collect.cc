@@ -34,6 +34,7 @@ void collect_requests(const ProxyShared& shared, StatsSnapshot& s) {
   s.peer_errors = load(st.peer_errors);
   s.refused_connections = load(st.refused_connections);
   s.upstream_errors = load(st.upstream_errors);
+  s.upstream_truncated = load(st.upstream_truncated);
   s.open_connections = shared.connections.load(std::memory_order_relaxed);
   for (std::size_t c = 0; c < kLatencyClasses; ++c) s.latency[c] = m.latency[c].snapshot();
 }

@@ -60,6 +60,7 @@ struct StatsSnapshot {
   std::uint32_t open_connections = 0;
   std::uint64_t refused_connections = 0;
   std::uint64_t upstream_errors = 0;
+  std::uint64_t upstream_truncated = 0;
   UpstreamPoolStats upstream;  // summed over the workers' pools
   PeerStatusList peers;
 

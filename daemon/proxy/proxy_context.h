@@ -12,6 +12,7 @@
 #include "config/config.h"
 #include "daemon/admin/request_metrics.h"
 #include "daemon/log/access_log.h"
+#include "daemon/log/log_limiter.h"
 #include "daemon/log/logger.h"
 #include "daemon/net/cidr.h"
 #include "daemon/peer/peer_status.h"
@@ -57,6 +58,7 @@ struct ProxyShared {
   AccessLog& access_log;
   CacheService* cache;  // null when nothing is cached
   ProxyStats stats;
+  LogLimiter truncated_log;  // bodies cut short upstream (response_relay.cc)
   std::atomic<bool> draining{false};
   std::atomic<std::uint32_t> connections{0};
   RequestMetrics metrics;  // what the admin endpoint adds to `stats`

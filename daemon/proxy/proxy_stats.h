@@ -19,6 +19,8 @@ struct ProxyStats {
   std::atomic<std::uint64_t> bytes_in{0};
   std::atomic<std::uint64_t> bytes_out{0};
   std::atomic<std::uint64_t> upstream_errors{0};
+  // Bodies upstream closed or stalled on mid-way, after the head was relayed.
+  std::atomic<std::uint64_t> upstream_truncated{0};
   std::atomic<std::uint64_t> refused_connections{0};
   // Object requests to peers that a summary or ICP claimed, and how they ended.
   std::atomic<std::uint64_t> peer_requests{0};

@@ -3,6 +3,7 @@
 #include <span>
 #include <utility>
 
+#include "daemon/log/log_limiter.h"
 #include "daemon/proxy/head_writer.h"
 
 namespace sumcache::daemon {
@@ -52,9 +53,17 @@ void capture_piece(BodyCapture& capture, const char* data, std::size_t size, boo
   }
 }
 
+// How a relay ended: `upstream` tells an upstream failure (closed or stalled
+// mid-body) from the client's.
+struct RelayEnd {
+  error_code ec;
+  bool upstream = false;
+  std::uint64_t body_bytes = 0;  // relayed to the client
+};
+
 template <class Stream>
-awaitable<error_code> relay_body(Stream& up, ClientConnection& client, UpstreamResponse& upstream,
-                                 const config::LimitsConfig& limits, BodyCapture& capture) {
+awaitable<RelayEnd> relay_body(Stream& up, ClientConnection& client, UpstreamResponse& upstream,
+                               const config::LimitsConfig& limits, BodyCapture& capture) {
   auto& parser = *upstream.parser;
   auto& msg = parser.get();
   http::response_serializer<http::buffer_body> sr{msg};
@@ -63,13 +72,14 @@ awaitable<error_code> relay_body(Stream& up, ClientConnection& client, UpstreamR
   capture_piece(capture, nullptr, 0, parser.is_done());
   client.stream.expires_after(limits.upstream_io_timeout_ms);
   auto [hec, hn] = co_await http::async_write_header(client.stream, sr, use_nothrow);
-  if (hec) co_return hec;
+  if (hec) co_return RelayEnd{hec};
   client.bytes_out += hn;
   std::vector<char> chunk(parser.is_done() ? 0 : kRelayChunk);
   // Beast reads at most the buffer's free capacity (512 bytes after a small
   // head): with room for a whole chunk, a fast origin's body comes in reads,
   // and goes out in writes, of up to 64 KiB rather than 512 bytes.
   if (!parser.is_done()) upstream.buffer.reserve(kRelayChunk);
+  RelayEnd end;
   while (!sr.is_done()) {
     error_code read_ec;
     std::size_t got = 0;
@@ -88,11 +98,27 @@ awaitable<error_code> relay_body(Stream& up, ClientConnection& client, UpstreamR
       client.stream.expires_after(limits.upstream_io_timeout_ms);
       auto [ec, n] = co_await http::async_write(client.stream, sr, use_nothrow);
       client.bytes_out += n;
-      if (ec && ec != http::error::need_buffer) co_return ec;
+      if (ec && ec != http::error::need_buffer) co_return RelayEnd{ec, false, end.body_bytes};
+      end.body_bytes += got;
     }
-    if (read_ec) co_return read_ec;
+    if (read_ec) co_return RelayEnd{read_ec, true, end.body_bytes};
   }
-  co_return error_code{};
+  co_return end;
+}
+
+// A body cut short upstream is a degraded path: counted, and logged at most
+// once a second with the count of those not logged.
+void note_cut_body(WorkerContext& worker, const UpstreamResponse& upstream, std::string_view url,
+                   const RelayEnd& end) {
+  auto& shared = worker.shared;
+  shared.stats.upstream_truncated.fetch_add(1, std::memory_order_relaxed);
+  const auto held_back = shared.truncated_log.admit(LogLimiter::Clock::now());
+  if (!held_back) return;
+  shared.log.warn(
+      "upstream " + upstream.connection->origin().pool_key() + " ended the body of " +
+      std::string(url) + " after " + std::to_string(end.body_bytes) +
+      " bytes: " + end.ec.message() + "; the client's connection was closed" +
+      (*held_back > 0 ? " (" + std::to_string(*held_back) + " more since the last)" : ""));
 }
 
 }  // namespace
@@ -114,14 +140,13 @@ void prepare_client_head(http::response<http::buffer_body>& msg, const ClientCon
   msg.keep_alive(client.keep_alive && !delimited_by_close);
 }
 
-awaitable<error_code> relay_response(ClientConnection& client, UpstreamResponse& upstream,
-                                     const config::LimitsConfig& limits, BodyCapture& capture,
-                                     bool& complete) {
-  complete = false;
-  const error_code ec = co_await upstream.connection->visit(
+awaitable<error_code> relay_response(WorkerContext& worker, ClientConnection& client,
+                                     UpstreamResponse& upstream, const config::LimitsConfig& limits,
+                                     BodyCapture& capture, std::string_view url) {
+  const RelayEnd end = co_await upstream.connection->visit(
       [&](auto& stream) { return relay_body(stream, client, upstream, limits, capture); });
-  if (!ec) complete = upstream.parser->is_done();
-  co_return ec;
+  if (end.ec && end.upstream) note_cut_body(worker, upstream, url, end);
+  co_return end.ec;
 }
 
 }  // namespace sumcache::daemon

@@ -27,12 +27,12 @@ void prepare_client_head(http::response<http::buffer_body>& msg, const ClientCon
                          unsigned client_version, bool head_method, std::string_view via,
                          std::string_view x_cache);
 
-// Sends the prepared head and relays the body. `complete` is set when the
-// whole body reached the client. On an error upstream (closed or stalled
-// mid-body) the bytes received so far are sent first, and the caller must
-// close the client connection so that the truncation shows.
-awaitable<error_code> relay_response(ClientConnection& client, UpstreamResponse& upstream,
-                                     const config::LimitsConfig& limits, BodyCapture& capture,
-                                     bool& complete);
+// Sends the prepared head and relays the body of `url`. On an error upstream
+// (closed or stalled mid-body) the bytes received so far are sent first, the
+// cut is counted and logged, and the caller must close the client connection
+// so that the truncation shows.
+awaitable<error_code> relay_response(WorkerContext& worker, ClientConnection& client,
+                                     UpstreamResponse& upstream, const config::LimitsConfig& limits,
+                                     BodyCapture& capture, std::string_view url);
 
 }  // namespace sumcache::daemon

@@ -103,8 +103,24 @@ void PrintTo(const Path& p, std::ostream* os) { *os << p.mode << " " << p.method
 class StreamingTest : public ProxyTest, public ::testing::WithParamInterface<Path> {
  protected:
   bool start(ScriptedOrigin& origin, const std::string& extra_json = "") {
-    return start_proxy(
-        {.mode = GetParam().mode, .extra_json = extra_json, .origin_url = origin.url()});
+    if (!start_proxy({.mode = GetParam().mode,
+                      .extra_json = extra_json,
+                      .origin_url = origin.url(),
+                      .admin_json = R"({"address": "127.0.0.1", "port": 0})"})) {
+      return false;
+    }
+    auto match = daemon_->wait_for_line("admin listening on 127\\.0\\.0\\.1:([0-9]+)",
+                                        std::chrono::seconds(10), Output::err);
+    if (match) admin_port_ = static_cast<std::uint16_t>(std::stoi((*match)[1]));
+    return match.has_value();
+  }
+  // sumcache_upstream_truncated_total from /metrics, -1 when missing.
+  long truncated_total() {
+    auto r = http_get(admin_port_, "/metrics");
+    if (!r.ok()) return -1;
+    const std::string name = "\nsumcache_upstream_truncated_total ";
+    const auto at = r.value().body.find(name);
+    return at == std::string::npos ? -1 : std::stol(r.value().body.substr(at + name.size()));
   }
   std::string request(const ScriptedOrigin& origin, const std::string& path) const {
     const std::string target = GetParam().mode == "forward" ? origin.url() + path : path;
@@ -114,6 +130,8 @@ class StreamingTest : public ProxyTest, public ::testing::WithParamInterface<Pat
            (post ? "Content-Length: 1\r\n\r\nx" : "\r\n");
   }
   bool fills_cache() const { return GetParam().method == "GET"; }
+
+  std::uint16_t admin_port_ = 0;
 };
 
 std::string path_name(const ::testing::TestParamInfo<Path>& p) {
@@ -190,6 +208,11 @@ TEST_P(StreamingTest, OriginClosingMidLengthBodyTruncatesTheClientAndStoresNothi
   EXPECT_EQ(again.x_cache(), "MISS");
   EXPECT_EQ(again.body().size(), 40'000U);
   EXPECT_EQ(origin.requests(), 2);
+  // A degraded path: counted, and logged (at most once a second).
+  EXPECT_EQ(truncated_total(), 2);
+  EXPECT_TRUE(daemon_->wait_for_line("ended the body of .*/cut after 40000 bytes",
+                                     std::chrono::seconds(5), Output::err))
+      << daemon_log();
 }
 
 TEST_P(StreamingTest, OriginClosingMidChunkedBodyTruncatesTheClientAndStoresNothing) {
