@@ -135,6 +135,9 @@ void write_connections(W& w, const StatsSnapshot& s) {
   w.family("sumcache_admin_sessions_closed_total", "counter",
            "Idle admin connections closed to admit a new one at the session cap.");
   w.sample("sumcache_admin_sessions_closed_total", {}, s.admin_sessions_closed);
+  w.family("sumcache_upstream_truncated_total", "counter",
+           "Response bodies upstream closed or stalled on mid-way; the client saw the cut.");
+  w.sample("sumcache_upstream_truncated_total", {}, s.upstream_truncated);
   w.family("sumcache_upstream_idle_connections", "gauge",
            "Keep-alive upstream connections waiting in the pools.");
   w.sample("sumcache_upstream_idle_connections", {}, s.upstream.idle);

@@ -112,6 +112,7 @@ json stats_json(const StatsSnapshot& s) {
       {"connections", {{"open", s.open_connections}, {"refused", s.refused_connections}}},
       {"upstream",
        {{"errors", s.upstream_errors},
+        {"truncated", s.upstream_truncated},
         {"idle_connections", s.upstream.idle},
         {"connects", s.upstream.connects},
         {"connect_failures", s.upstream.connect_failures},

@@ -67,6 +67,7 @@ struct StatsSnapshot {
   std::uint64_t framing_refused_responses = 0;  // and from upstreams
   std::array<std::uint64_t, 2> refused_destinations{};  // own listener, deny list
   std::uint64_t admin_sessions_closed = 0;  // idle ones closed to admit a new connection
+  std::uint64_t upstream_truncated = 0;
   UpstreamPoolStats upstream;  // summed over the workers' pools
   PeerStatusList peers;
   std::optional<RefusalCounts> peer_listener_refusals;  // summary mode only

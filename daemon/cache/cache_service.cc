@@ -191,8 +191,7 @@ awaitable<unsigned> CacheService::relay_and_store(CacheRequest& r,
       r.worker.shared.log.warn("not stored " + r.route.cache_key + ": " + ec.message());
     }
   };
-  bool complete = false;
-  if (co_await relay_response(r.client, *res, limits, capture, complete)) {
+  if (co_await relay_response(r.worker, r.client, *res, limits, capture, r.route.cache_key)) {
     r.client.keep_alive = false;
     co_return static_cast<unsigned>(facts.status);
   }

@@ -109,8 +109,7 @@ awaitable<ForwardResult> forward_request(
                        std::string(msg[http::field::content_location])};
   if (on_head) on_head(result);
   BodyCapture no_capture;
-  bool complete = false;
-  if (co_await relay_response(client, *response, limits, no_capture, complete)) {
+  if (co_await relay_response(worker, client, *response, limits, no_capture, route.cache_key)) {
     client.keep_alive = false;
     co_return result;
   }

@@ -62,6 +62,7 @@ struct ProxyShared {
   AccessLog& access_log;
   CacheService* cache;  // null when nothing is cached
   ProxyStats stats;
+  LogLimiter truncated_log;  // bodies cut short upstream (response_relay.cc)
   std::atomic<bool> draining{false};
   std::atomic<std::uint32_t> connections{0};
   RequestMetrics metrics;  // what the admin endpoint adds to `stats`

@@ -1,6 +1,7 @@
 #pragma once
-// Streams an upstream response to the client as it arrives (a large body is
-// never held whole), optionally keeping a copy for the store while the body
+// Relays an upstream response to the client as it arrives: each piece of body
+// upstream has sent is written to the client before the next read, through one
+// buffer per relay, optionally keeping a copy for the store while the body
 // stays within the object size limit.
 
 #include <functional>
@@ -26,10 +27,12 @@ void prepare_client_head(http::response<http::buffer_body>& msg, const ClientCon
                          unsigned client_version, bool head_method, std::string_view via,
                          std::string_view x_cache);
 
-// Sends the prepared head and relays the body. `complete` is set when the
-// whole body reached the client, so that the copy may be stored.
-awaitable<error_code> relay_response(ClientConnection& client, UpstreamResponse& upstream,
-                                     const config::LimitsConfig& limits, BodyCapture& capture,
-                                     bool& complete);
+// Sends the prepared head and relays the body of `url`. On an error upstream
+// (closed or stalled mid-body) the bytes received so far are sent first, the
+// cut is counted and logged, and the caller must close the client connection
+// so that the truncation shows.
+awaitable<error_code> relay_response(WorkerContext& worker, ClientConnection& client,
+                                     UpstreamResponse& upstream, const config::LimitsConfig& limits,
+                                     BodyCapture& capture, std::string_view url);
 
 }  // namespace sumcache::daemon

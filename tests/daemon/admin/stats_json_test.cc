@@ -47,7 +47,7 @@ TEST(StatsJson, StatsCarriesEveryContractField) {
                  "store.disk");
   EXPECT_TRUE(j.at("store").at("disk").at("enabled").is_boolean());
   expect_numbers(j.at("connections"), {"open", "refused"}, "connections");
-  expect_numbers(j.at("upstream"), {"errors", "idle_connections"}, "upstream");
+  expect_numbers(j.at("upstream"), {"errors", "truncated", "idle_connections"}, "upstream");
 }
 
 TEST(StatsJson, PeersCarryEveryContractField) {
