@@ -1,5 +1,6 @@
 #include "daemon/proxy/request_route.h"
 
+#include <algorithm>
 #include <charconv>
 
 namespace sumcache::daemon {
