@@ -147,8 +147,10 @@ awaitable<std::tuple<error_code, std::unique_ptr<UpstreamResponse>>> exchange_wi
       may_replay(method, planned_body_hold(with_body, declared)), limits.upstream_unsafe_reuse_ms);
   HeldBody held;
   for (int attempt = 0;; ++attempt) {
+    // A retry goes on a new connection: another pooled one may be just as stale.
+    const auto idle_limit = attempt == 0 ? max_idle : std::chrono::milliseconds(0);
     auto [ec, connection, reused] =
-        co_await worker.pool.acquire(request.origin, request.tls_server_name, max_idle);
+        co_await worker.pool.acquire(request.origin, request.tls_server_name, idle_limit);
     if (ec) co_return std::tuple{ec, nullptr};
     auto res = std::make_unique<UpstreamResponse>();
     res->connection = std::move(connection);
