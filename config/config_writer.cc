@@ -53,6 +53,7 @@ Json write_limits(const LimitsConfig& l) {
           {"upstream_io_timeout_ms", l.upstream_io_timeout_ms.count()},
           {"upstream_idle_timeout_ms", l.upstream_idle_timeout_ms.count()},
           {"upstream_max_idle_per_origin", l.upstream_max_idle_per_origin},
+          {"upstream_unsafe_reuse_ms", l.upstream_unsafe_reuse_ms.count()},
           {"collapsed_wait_ms", l.collapsed_wait_ms.count()},
           {"drain_timeout_ms", l.drain_timeout_ms.count()},
           {"dns_timeout_ms", l.dns_timeout_ms.count()}};

@@ -40,6 +40,7 @@ std::string default_config_json() {
     "upstream_io_timeout_ms": 30000,
     "upstream_idle_timeout_ms": 60000,
     "upstream_max_idle_per_origin": 32,
+    "upstream_unsafe_reuse_ms": 1000,
     "collapsed_wait_ms": 30000,
     "drain_timeout_ms": 10000,
     "dns_timeout_ms": 5000

@@ -22,6 +22,9 @@ struct LimitsConfig {
   ms upstream_io_timeout_ms{30000};
   ms upstream_idle_timeout_ms{60000};
   std::uint32_t upstream_max_idle_per_origin = 32;
+  // A request that cannot be replayed (POST, PATCH, a body not held whole) takes a pooled
+  // connection only when it has been idle less than this; 0: never.
+  ms upstream_unsafe_reuse_ms{1000};
   ms collapsed_wait_ms{30000};  // how long a miss waits on another request's fetch of its key
   ms drain_timeout_ms{10000};
   ms dns_timeout_ms{5000};

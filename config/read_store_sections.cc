@@ -25,6 +25,7 @@ void read_limits(ObjectReader& r, LimitsConfig& out) {
   r.read("upstream_io_timeout_ms", out.upstream_io_timeout_ms, 1, kHourMs);
   r.read("upstream_idle_timeout_ms", out.upstream_idle_timeout_ms, 1, kHourMs);
   r.read_integer("upstream_max_idle_per_origin", out.upstream_max_idle_per_origin, 0, 65536);
+  r.read("upstream_unsafe_reuse_ms", out.upstream_unsafe_reuse_ms, 0, kHourMs);
   r.read("collapsed_wait_ms", out.collapsed_wait_ms, 0, kHourMs);
   r.read("drain_timeout_ms", out.drain_timeout_ms, 0, kHourMs);
   r.read("dns_timeout_ms", out.dns_timeout_ms, 1, kHourMs);

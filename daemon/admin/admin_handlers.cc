@@ -35,6 +35,9 @@ StatsSnapshot full_snapshot(AdminContext& context) {
       s.upstream.connect_failures += pool->connect_failures;
       s.upstream.reuses += pool->reuses;
       s.upstream.idle += pool->idle;
+      s.upstream.idle_closed += pool->idle_closed;
+      s.upstream.stray_discarded += pool->stray_discarded;
+      s.upstream.fresh_retries += pool->fresh_retries;
     }
   }
   return s;

@@ -149,6 +149,15 @@ void write_connections(W& w, const StatsSnapshot& s) {
   w.family("sumcache_upstream_reuses_total", "counter",
            "Upstream exchanges on a pooled connection.");
   w.sample("sumcache_upstream_reuses_total", {}, s.upstream.reuses);
+  w.family("sumcache_upstream_idle_closed_total", "counter",
+           "Pooled upstream connections found closed by the origin while idle.");
+  w.sample("sumcache_upstream_idle_closed_total", {}, s.upstream.idle_closed);
+  w.family("sumcache_upstream_stray_discarded_total", "counter",
+           "Upstream connections closed for bytes the origin sent unasked.");
+  w.sample("sumcache_upstream_stray_discarded_total", {}, s.upstream.stray_discarded);
+  w.family("sumcache_upstream_fresh_retries_total", "counter",
+           "Requests sent again on a new connection after a reused one failed.");
+  w.sample("sumcache_upstream_fresh_retries_total", {}, s.upstream.fresh_retries);
 }
 
 void write_peer_auth(W& w, const StatsSnapshot& s) {

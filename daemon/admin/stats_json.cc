@@ -116,7 +116,10 @@ json stats_json(const StatsSnapshot& s) {
         {"idle_connections", s.upstream.idle},
         {"connects", s.upstream.connects},
         {"connect_failures", s.upstream.connect_failures},
-        {"reuses", s.upstream.reuses}}},
+        {"reuses", s.upstream.reuses},
+        {"idle_closed", s.upstream.idle_closed},
+        {"stray_discarded", s.upstream.stray_discarded},
+        {"fresh_retries", s.upstream.fresh_retries}}},
       {"peer_requests",
        {{"sent", s.peer_requests}, {"false_hits", s.peer_false_hits}, {"errors", s.peer_errors}}}};
 }

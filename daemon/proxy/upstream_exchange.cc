@@ -1,6 +1,7 @@
 #include "daemon/proxy/upstream_exchange.h"
 
 #include "daemon/http/message_framing.h"
+#include "daemon/http/upstream_replay.h"
 #include "daemon/proxy/head_writer.h"
 #include "daemon/proxy/header_convert.h"
 
@@ -10,6 +11,23 @@ namespace {
 constexpr std::size_t kBodyChunk = 64 * 1024;
 // A response body drained only to keep a connection is abandoned past this.
 constexpr std::uint64_t kMaxDrainBytes = 1024 * 1024;
+
+// The request body as sent so far, kept while it fits kReplayBodyLimit, so that
+// an idempotent request can be sent again on a fresh connection.
+struct HeldBody {
+  std::string bytes;
+  bool whole = true;  // every byte taken from the client is in `bytes`
+
+  void add(const char* data, std::size_t n) {
+    if (!whole) return;
+    if (bytes.size() + n > kReplayBodyLimit) {
+      whole = false;
+      std::string().swap(bytes);
+      return;
+    }
+    bytes.append(data, n);
+  }
+};
 
 bool expects_continue(const http::request_header<>& head) {
   return beast::iequals(head[http::field::expect], "100-continue");
@@ -65,17 +83,24 @@ awaitable<error_code> read_final_head(Stream& up, UpstreamResponse& res,
   }
 }
 
-// Streams the client's request body upstream through the serializer.
+// Streams the client's request body upstream through the serializer, keeping
+// a copy in `held`. On a retry the bytes held from the first attempt go first.
 template <class Stream>
 awaitable<error_code> send_body(Stream& up, UpstreamResponse& res,
                                 http::request<http::buffer_body>& msg,
                                 http::request_serializer<http::buffer_body>& sr,
                                 const config::LimitsConfig& limits, ClientConnection& client,
                                 http::request_parser<http::buffer_body>& body,
-                                error_code& client_error) {
+                                error_code& client_error, HeldBody& held) {
   std::vector<char> chunk(kBodyChunk);
+  bool replay = !held.bytes.empty();
   while (!sr.is_done()) {
-    if (!body.is_done()) {
+    if (replay) {
+      replay = false;
+      msg.body().data = held.bytes.data();
+      msg.body().size = held.bytes.size();
+      msg.body().more = !body.is_done();
+    } else if (!body.is_done()) {
       body.get().body().data = chunk.data();
       body.get().body().size = chunk.size();
       client.stream.expires_after(limits.client_request_timeout_ms);
@@ -87,6 +112,7 @@ awaitable<error_code> send_body(Stream& up, UpstreamResponse& res,
       msg.body().data = chunk.data();
       msg.body().size = chunk.size() - body.get().body().size;
       msg.body().more = !body.is_done();
+      held.add(chunk.data(), msg.body().size);
     } else {
       msg.body().data = nullptr;
       msg.body().size = 0;
@@ -102,9 +128,8 @@ awaitable<error_code> send_body(Stream& up, UpstreamResponse& res,
 template <class Stream>
 awaitable<error_code> run_exchange(Stream& up, UpstreamResponse& res, UpstreamRequest& request,
                                    const config::LimitsConfig& limits, ClientConnection* client,
-                                   http::request_parser<http::buffer_body>* body,
-                                   bool& body_touched) {
-  const bool with_body = body != nullptr && client != nullptr && !body->is_done();
+                                   http::request_parser<http::buffer_body>* body, bool with_body,
+                                   HeldBody& held) {
   http::request<http::buffer_body> msg{request.head};
   msg.body().data = nullptr;
   msg.body().more = with_body;
@@ -125,9 +150,8 @@ awaitable<error_code> run_exchange(Stream& up, UpstreamResponse& res, UpstreamRe
     }
     if (res.parser->is_header_done()) co_return error_code{};  // a final status: no body
   }
-  body_touched = true;
-  if (auto ec = co_await send_body(up, res, msg, sr, limits, *client, *body,
-                                   request.client_error)) {
+  if (auto ec = co_await send_body(up, res, msg, sr, limits, *client, *body, request.client_error,
+                                   held)) {
     co_return ec;
   }
   if (res.parser->is_header_done()) co_return error_code{};
@@ -139,9 +163,18 @@ awaitable<error_code> run_exchange(Stream& up, UpstreamResponse& res, UpstreamRe
 awaitable<std::tuple<error_code, std::unique_ptr<UpstreamResponse>>> exchange_with_upstream(
     WorkerContext& worker, const config::LimitsConfig& limits, UpstreamRequest& request,
     ClientConnection* client, http::request_parser<http::buffer_body>* body) {
+  const bool with_body = body != nullptr && client != nullptr && !body->is_done();
+  const std::string_view method = request.head.method_string();
+  std::optional<std::uint64_t> declared;
+  if (with_body && body->content_length()) declared = *body->content_length();
+  const auto max_idle = max_idle_for_reuse(
+      may_replay(method, planned_body_hold(with_body, declared)), limits.upstream_unsafe_reuse_ms);
+  HeldBody held;
   for (int attempt = 0;; ++attempt) {
+    // A retry goes on a new connection: another pooled one may be just as stale.
+    const auto idle_limit = attempt == 0 ? max_idle : std::chrono::milliseconds(0);
     auto [ec, connection, reused] =
-        co_await worker.pool.acquire(request.origin, request.tls_server_name);
+        co_await worker.pool.acquire(request.origin, request.tls_server_name, idle_limit);
     if (ec) co_return std::tuple{ec, nullptr};
     auto res = std::make_unique<UpstreamResponse>();
     res->connection = std::move(connection);
@@ -149,18 +182,28 @@ awaitable<std::tuple<error_code, std::unique_ptr<UpstreamResponse>>> exchange_wi
     res->parser->body_limit(boost::none);
     if (request.head_method) res->parser->skip(true);
     res->request_time = std::chrono::system_clock::now();
-    bool body_touched = false;
+    const std::uint64_t client_bytes = client != nullptr ? client->bytes_out : 0;
     ec = co_await res->connection->visit([&](auto& stream) {
-      return run_exchange(stream, *res, request, limits, client, body, body_touched);
+      return run_exchange(stream, *res, request, limits, client, body, with_body, held);
     });
     if (!ec) {
       res->response_time = std::chrono::system_clock::now();
       co_return std::tuple{error_code{}, std::move(res)};
     }
-    const bool nothing_seen = !res->parser->got_some() && res->buffer.size() == 0;
-    if (!(reused && nothing_seen && !body_touched && attempt == 0)) {
+    const BodyHold hold =
+        !with_body ? BodyHold::none : (held.whole ? BodyHold::whole : BodyHold::partial);
+    const FailedAttempt failed{
+        .reused = reused,
+        .response_seen = res->parser->got_some() || res->buffer.size() > 0 ||
+                         (client != nullptr && client->bytes_out != client_bytes),
+        .replayable = may_replay(method, hold),
+        .attempt = attempt};
+    if (request.client_error || !retry_on_fresh_connection(failed)) {
       co_return std::tuple{ec, nullptr};
     }
+    worker.pool.count_retry();
+    worker.shared.log.debug("retrying " + std::string(method) + " to " + request.origin.pool_key() +
+                            " on a new connection: " + ec.message());
   }
 }
 
@@ -180,6 +223,13 @@ awaitable<void> finish_upstream(WorkerContext& worker, const config::LimitsConfi
     drained += sink.size() - parser.get().body().size;
   }
   if (parser.is_done() && parser.keep_alive()) {
+    // Bytes past the end of the response (a body on a 204, 304 or HEAD answer,
+    // a second response) would be read as the answer to the next request.
+    if (response->buffer.size() > 0) {
+      worker.pool.discard_stray(std::move(response->connection), response->buffer.size(),
+                                "after a response");
+      co_return;
+    }
     ++response->connection->requests;
     worker.pool.release(std::move(response->connection));
   }

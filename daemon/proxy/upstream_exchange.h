@@ -3,8 +3,9 @@
 // stream the client's body, relay interim 1xx responses (100 Continue, 103
 // Early Hints) to the client, and read the final response head. The body is
 // left for the caller to relay or drain. A reused keep-alive connection that
-// fails before any response byte is retried once on a fresh one, when no
-// request body has been consumed (the origin may have closed it idle).
+// fails before any response byte is retried once on a fresh one when the
+// request can be replayed (daemon/http/upstream_replay.h): the origin may have
+// closed it while idle.
 
 #include <chrono>
 #include <memory>
@@ -41,7 +42,8 @@ awaitable<std::tuple<error_code, std::unique_ptr<UpstreamResponse>>> exchange_wi
     ClientConnection* client, http::request_parser<http::buffer_body>* body);
 
 // Reads and discards the rest of the response body (a 304 has none; an
-// uncacheable error body may), then pools the connection when it allows.
+// uncacheable error body may), then pools the connection when it allows and
+// nothing was read past the end of the response.
 awaitable<void> finish_upstream(WorkerContext& worker, const config::LimitsConfig& limits,
                                 std::unique_ptr<UpstreamResponse> response);
 

@@ -26,7 +26,7 @@ unsigned usable_cores() {
 Worker::Worker(ProxyShared& shared, asio::ssl::context& tls, std::string tls_server_name,
                const UpstreamTimeouts& timeouts)
     : guard_(io_.get_executor()),
-      pool_(io_.get_executor(), tls, timeouts),
+      pool_(io_.get_executor(), tls, timeouts, shared.log),
       context_{shared, io_.get_executor(), pool_, std::move(tls_server_name), {}} {
   pool_.set_endpoint_check(destination_check(shared));
 }

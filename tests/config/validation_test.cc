@@ -62,6 +62,8 @@ const BadConfig kBadConfigs[] = {
     // Ranges and syntax of values.
     {"TimeoutZero", R"({"limits": {"client_idle_timeout_ms": 0}})",
      "$.limits.client_idle_timeout_ms", "must be between 1 and 3600000 (got 0)"},
+    {"UnsafeReuseNegative", R"({"limits": {"upstream_unsafe_reuse_ms": -1}})",
+     "$.limits.upstream_unsafe_reuse_ms", "must be between 0 and 3600000 (got -1)"},
     {"NegativePort", R"({"admin": {"port": -1}})", "$.admin.port",
      "must be between 0 and 65535 (got -1)"},
     {"HugeInteger", R"({"workers": 18446744073709551615})", "$.workers",
