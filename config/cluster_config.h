@@ -26,6 +26,8 @@ struct ClusterConfig {
   std::string secret;                 // inline, or read from secret_file by load_config_file
   std::filesystem::path secret_file;  // as written; relative to the config file's directory
   Endpoint peer_listen{"127.0.0.1", 3130};
+  // With tls.enabled: where peers' object requests arrive, over TLS (docs/peers.md).
+  Endpoint object_listen{"127.0.0.1", 3132};
   std::uint16_t icp_port = 3131;  // UDP
   // Publish a summary update once this share of the cached documents is new, or after
   // update_max_interval_ms; the paper measured 1% to 10%.
@@ -52,6 +54,7 @@ struct PeerConfig {
   std::uint16_t peer_port = 3130;
   std::uint16_t icp_port = 3131;
   std::uint32_t weight = 1;
+  std::uint16_t object_port = 3132;  // its object_listen port, used with cluster.tls
   friend bool operator==(const PeerConfig&, const PeerConfig&) = default;
 };
 

@@ -75,6 +75,7 @@ Json write_cache(const CacheConfig& c) {
 Json write_cluster(const ClusterConfig& c, Secrets secrets) {
   Json j = {{"sharing", enum_name(c.sharing)},
             {"peer_listen", write_endpoint(c.peer_listen.address, c.peer_listen.port)},
+            {"object_listen", write_endpoint(c.object_listen.address, c.object_listen.port)},
             {"icp_port", c.icp_port},
             {"update_threshold_percent", c.update_threshold_percent},
             {"update_max_interval_ms", c.update_max_interval_ms.count()},
@@ -104,6 +105,7 @@ Json write_peers(const std::vector<PeerConfig>& peers) {
                  {"http_port", p.http_port},
                  {"peer_port", p.peer_port},
                  {"icp_port", p.icp_port},
+                 {"object_port", p.object_port},
                  {"weight", p.weight}});
   }
   return j;

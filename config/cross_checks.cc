@@ -46,6 +46,10 @@ void check_listeners(const Config& config) {
     const Endpoint& e = config.cluster.peer_listen;
     listeners.push_back({"$.cluster.peer_listen", e.address, e.port});
   }
+  if (config.cluster.sharing != Sharing::none && config.cluster.tls.enabled) {
+    const Endpoint& e = config.cluster.object_listen;
+    listeners.push_back({"$.cluster.object_listen", e.address, e.port});
+  }
   for (std::size_t i = 1; i < listeners.size(); ++i) {
     for (std::size_t j = 0; j < i; ++j) {
       if (!collide(listeners[i], listeners[j])) continue;

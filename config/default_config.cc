@@ -72,6 +72,7 @@ std::string default_config_json() {
     "secret": "",
     "secret_file": "",
     "peer_listen": { "address": "127.0.0.1", "port": 3130 },
+    "object_listen": { "address": "127.0.0.1", "port": 3132 },
     "icp_port": 3131,
     "update_threshold_percent": 1.0,
     "update_max_interval_ms": 5000,

@@ -26,10 +26,17 @@ void check_secret_source(ObjectReader& r, const ClusterConfig& out) {
     throw ConfigError(r.path_of("secret_file"), "secret and secret_file both given; keep one");
   }
   if (!out.secret.empty()) require(r.path_of("secret"), check_cluster_secret(out.secret));
-  if (out.sharing == Sharing::summary && out.secret.empty() && out.secret_file.empty()) {
-    throw ConfigError(r.path_of("secret"),
-                      "required when sharing is \"summary\": it authenticates the summaries "
-                      "(or give secret_file)");
+  if (out.secret.empty() && out.secret_file.empty()) {
+    if (out.sharing == Sharing::summary) {
+      throw ConfigError(r.path_of("secret"),
+                        "required when sharing is \"summary\": it authenticates the summaries "
+                        "(or give secret_file)");
+    }
+    if (out.sharing != Sharing::none && out.tls.enabled) {
+      throw ConfigError(r.path_of("secret"),
+                        "required when tls is enabled: the object listener serves verified peer "
+                        "requests only (or give secret_file)");
+    }
   }
 }
 
@@ -57,6 +64,7 @@ PeerConfig read_peer(const Json& value, const std::string& path) {
     r.read_integer("http_port", peer.http_port, 1, 65535);
     r.read_integer("peer_port", peer.peer_port, 1, 65535);
     r.read_integer("icp_port", peer.icp_port, 1, 65535);
+    r.read_integer("object_port", peer.object_port, 1, 65535);
     r.read_integer("weight", peer.weight, 1, 100);
   });
   return peer;
@@ -76,6 +84,9 @@ void read_cluster(ObjectReader& r, ClusterConfig& out) {
   r.read("secret_file", out.secret_file);
   r.section("peer_listen", [&](ObjectReader& listen) {
     read_address_port(listen, out.peer_listen.address, out.peer_listen.port);
+  });
+  r.section("object_listen", [&](ObjectReader& listen) {
+    read_address_port(listen, out.object_listen.address, out.object_listen.port);
   });
   r.read_integer("icp_port", out.icp_port, 0, 65535);
   r.read("update_threshold_percent", out.update_threshold_percent, 0.1, 10.0);

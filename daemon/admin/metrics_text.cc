@@ -168,6 +168,15 @@ void write_peer_auth(W& w, const StatsSnapshot& s) {
     w.sample("sumcache_peer_auth_refused_total", {{"reason", protocol::label(reason)}},
              s.peer_auth_refused[i]);
   }
+  w.family("sumcache_peer_object_connections_total", "counter",
+           "Connections to the peer object listener (cluster.tls) that completed the handshake.");
+  w.sample("sumcache_peer_object_connections_total", {}, s.peer_object_connections);
+  w.family("sumcache_peer_object_refused_total", "counter",
+           "Connections or requests the peer object listener refused, by reason.");
+  for (std::size_t i = 0; i < kPeerObjectRefusals; ++i) {
+    w.sample("sumcache_peer_object_refused_total",
+             {{"reason", to_string(static_cast<PeerObjectRefusal>(i))}}, s.peer_object_refused[i]);
+  }
 }
 
 void write_filter(W& w, const StatsSnapshot& s) {

@@ -35,6 +35,10 @@ void collect_requests(const ProxyShared& shared, StatsSnapshot& s) {
   for (std::size_t i = 0; i < protocol::kPeerAuthReasons; ++i) {
     s.peer_auth_refused[i] = load(st.peer_auth_refused[i]);
   }
+  s.peer_object_connections = load(st.peer_object_connections);
+  for (std::size_t i = 0; i < kPeerObjectRefusals; ++i) {
+    s.peer_object_refused[i] = load(st.peer_object_refused[i]);
+  }
   s.refused_connections = load(st.refused_connections);
   s.upstream_errors = load(st.upstream_errors);
   s.framing_refused_requests = load(st.framing_refused_requests);
@@ -70,7 +74,6 @@ const char* hash_name(filters::HashId id) {
   }
   return "unknown";
 }
-
 
 StatsSnapshot collect_stats(ProxyShared& shared, const RateWindow& window, std::int64_t now) {
   StatsSnapshot s;

@@ -3,7 +3,8 @@
 // (RFC 9111 §5.2.1.7): a 504 is a false hit (the summary's false positive, or
 // the object left the peer since its last update), counted, and the next peer
 // or the origin follows. With a cluster secret every request carries
-// Sumcache-Peer-Auth (docs/protocol.md), which the peer checks before its store.
+// Sumcache-Peer-Auth (docs/protocol.md), which the peer checks before its store;
+// with cluster.tls it travels over TLS to the peer's object listener.
 
 #include "daemon/cache/cache_request.h"
 #include "daemon/cache/cache_service.h"
@@ -16,14 +17,13 @@ namespace sumcache::daemon {
 namespace {
 
 http::request_header<> peer_head(const CacheRequest& r, const std::string& node_id) {
-  http::request_header<> head = make_upstream_head(r.parser.get().base(), false, r.route,
-                                                   r.settings, r.client);
+  http::request_header<> head =
+      make_upstream_head(r.parser.get().base(), false, r.route, r.settings, r.client);
   // Absolute-form: the peer keys it exactly as we do, in either mode.
   head.target(r.route.cache_key);
   const auto prior = head[http::field::cache_control];
   head.set(http::field::cache_control,
-           prior.empty() ? std::string("only-if-cached")
-                         : std::string(prior) + ", only-if-cached");
+           prior.empty() ? std::string("only-if-cached") : std::string(prior) + ", only-if-cached");
   head.set(kPeerRequestHeader, node_id);
   const std::string& secret = r.settings.config.cluster.secret;
   if (!secret.empty()) {
@@ -35,6 +35,13 @@ http::request_header<> peer_head(const CacheRequest& r, const std::string& node_
     if (!auth.empty()) head.set(protocol::kPeerAuthHeader, auth);
   }
   return head;
+}
+
+// With cluster.tls, object requests go over TLS to the peer's object
+// listener, its certificate checked for its `host`; otherwise to its proxy port.
+Origin peer_origin(const config::Config& config, const config::PeerConfig& peer) {
+  if (config.cluster.tls.enabled) return {true, peer.host, peer.object_port, true};
+  return {false, peer.host, peer.http_port};
 }
 
 config::LimitsConfig peer_limits(const config::Config& config) {
@@ -52,8 +59,8 @@ awaitable<std::optional<unsigned>> CacheService::fetch_from_peers(CacheRequest& 
   for (std::size_t c = 0; c < candidates.count; ++c) {
     const std::size_t i = candidates.order[c];
     const config::PeerConfig& peer = peers_->peer(i);
-    UpstreamRequest up{Origin{false, peer.host, peer.http_port}, {},
-                       peer_head(r, peers_->node_id()), false, {}};
+    UpstreamRequest up{
+        peer_origin(r.settings.config, peer), {}, peer_head(r, peers_->node_id()), false, {}};
     stats.peer_requests.fetch_add(1, std::memory_order_relaxed);
     const auto start = std::chrono::steady_clock::now();
     auto [ec, res] = co_await exchange_with_upstream(r.worker, limits, up, nullptr, nullptr);

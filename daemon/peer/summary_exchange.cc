@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <random>
 
+#include "daemon/peer/cluster_tls.h"
+#include "daemon/peer/peer_sources.h"
 #include "protocol/decode.h"
 #include "protocol/encode.h"
 #include "protocol/message_bounds.h"
@@ -81,30 +83,10 @@ SummaryExchange::SummaryExchange(asio::any_io_executor executor, const config::C
                TokenBucket(config.cluster.peer_summary_rate, config.cluster.peer_summary_burst)),
       max_filter_bits_(peer_filter_bits(config.cluster, store.filter_stats().m)) {}
 
-bool SummaryExchange::load_tls(std::string& failed) {
-  const auto& t = config_.cluster.tls;
-  error_code ec;
-  const auto step = [&](const char* field, const std::filesystem::path& file) {
-    if (ec) failed = std::string("cluster.tls.") + field + " " + file.string() + ": " + ec.message();
-    return !ec;
-  };
-  tls_server_->set_options(asio::ssl::context::no_tlsv1 | asio::ssl::context::no_tlsv1_1);
-  tls_server_->use_certificate_chain_file(t.cert_file.string(), ec);
-  if (!step("cert_file", t.cert_file)) return false;
-  tls_server_->use_private_key_file(t.key_file.string(), asio::ssl::context::pem, ec);
-  if (!step("key_file", t.key_file)) return false;
-  if (t.ca_file.empty()) {
-    tls_client_->set_default_verify_paths(ec);
-  } else {
-    tls_client_->load_verify_file(t.ca_file.string(), ec);
-  }
-  if (!step("ca_file", t.ca_file)) return false;
-  tls_client_->set_verify_mode(asio::ssl::verify_peer);
-  return true;
-}
-
 bool SummaryExchange::listen(std::string& failed) {
-  if (tls_server_ && !load_tls(failed)) return false;
+  if (tls_server_ && !load_cluster_tls(*tls_server_, *tls_client_, config_.cluster.tls, failed)) {
+    return false;
+  }
   const auto& at = config_.cluster.peer_listen;
   error_code ec;
   const auto address = asio::ip::make_address(at.address, ec);
@@ -112,7 +94,9 @@ bool SummaryExchange::listen(std::string& failed) {
     failed = "peer listener address " + at.address + ": " + ec.message();
     return false;
   }
-  listener_.set_sources(peer_sources());
+  std::vector<config::PeerConfig> peers;
+  for (std::size_t i = 0; i < table_.size(); ++i) peers.push_back(table_.at(i).config);
+  listener_.set_sources(peer_sources(executor_, config_.cluster, peers, log_, "peer listener"));
   std::string step;
   if (auto lec = listener_.listen({address, at.port}, step)) {
     failed = "peer listener " + at.address + ":" + std::to_string(at.port) + ": " + step + ": " +
@@ -120,31 +104,6 @@ bool SummaryExchange::listen(std::string& failed) {
     return false;
   }
   return true;
-}
-
-std::optional<AccessList> SummaryExchange::peer_sources() {
-  AccessList list;
-  const auto& allow = config_.cluster.peer_allow;
-  if (!allow.empty()) {
-    if (AccessList::build(allow, list)) return std::nullopt;  // the loader checked them
-    return list;
-  }
-  std::vector<std::string> addresses;
-  tcp::resolver resolver(executor_);
-  for (std::size_t i = 0; i < table_.size(); ++i) {
-    const auto& p = table_.at(i).config;
-    error_code ec;
-    const auto results = resolver.resolve(p.host, std::to_string(p.peer_port), ec);
-    if (ec || results.empty()) {
-      log_.warn("peer " + p.id + ": " + p.host + " does not resolve (" + ec.message() +
-                "): the peer listener accepts any source address");
-      return std::nullopt;
-    }
-    for (const auto& r : results) addresses.push_back(r.endpoint().address().to_string());
-  }
-  if (addresses.empty()) return std::nullopt;  // no peers: nothing to tell apart
-  if (AccessList::build(addresses, list)) return std::nullopt;
-  return list;
 }
 
 void SummaryExchange::start() {

@@ -36,9 +36,6 @@ class SummaryExchange : public SummaryGate {
   void body_done(std::size_t peer) override { receiving_[peer] = 0; }
 
  private:
-  // The source addresses the listener accepts: cluster.peer_allow, else every
-  // peer's address (names resolved now); nullopt when a peer's cannot be known.
-  std::optional<AccessList> peer_sources();
   SummaryResponse receive(const SummaryRequest& request);
   SummaryResponse serve_full(const SummaryRequest& request) const;
   // Applies a decoded message from peer i; returns the HTTP status for the sender.
@@ -51,7 +48,6 @@ class SummaryExchange : public SummaryGate {
   protocol::SummaryInfo info() const;
   std::string etag() const;
   std::optional<std::string> secret_for(std::string_view node_id) const;
-  bool load_tls(std::string& failed);
 
   asio::any_io_executor executor_;
   const config::Config& config_;

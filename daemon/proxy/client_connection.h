@@ -9,6 +9,7 @@
 
 #include "daemon/net/asio.h"
 #include "daemon/net/cidr.h"
+#include "daemon/proxy/client_stream.h"
 
 namespace sumcache::daemon {
 
@@ -18,9 +19,9 @@ using IdleHook = boost::intrusive::list_base_hook<
     boost::intrusive::link_mode<boost::intrusive::auto_unlink>>;
 
 struct ClientConnection : IdleHook {
-  explicit ClientConnection(tcp::socket socket) : stream(std::move(socket)) {}
+  explicit ClientConnection(ClientStream s) : stream(std::move(s)) {}
 
-  beast::tcp_stream stream;
+  ClientStream stream;
   beast::flat_buffer buffer;
   Ip6Bytes address{};
   std::string address_text;

@@ -92,7 +92,8 @@ awaitable<std::tuple<error_code, std::size_t>> read_head(
     socket.cancel();
   });
   client.stream.expires_never();
-  auto [ec, n] = co_await http::async_read_header(client.stream, client.buffer, parser, use_nothrow);
+  auto [ec, n] =
+      co_await http::async_read_header(client.stream, client.buffer, parser, use_nothrow);
   race->reading = false;
   deadline.cancel();
   if (ec && race->timed_out) ec = beast::error::timeout;
@@ -138,6 +139,19 @@ void note_framing_refusal(ProxyShared& shared, const ClientConnection& client,
   const auto held_back = shared.framing_log.admit(LogLimiter::Clock::now());
   if (!held_back) return;
   std::string line = "refused a request from " + client.address_text + ": " + std::string(reason);
+  if (*held_back > 0) line += " (" + std::to_string(*held_back) + " more since the last line)";
+  shared.log.warn(line);
+}
+
+// A refusal on the peer object listener: counted, and logged at most once a
+// second with the number held back (a stranger probing the port cannot fill the log).
+void note_peer_object_refusal(ProxyShared& shared, PeerObjectRefusal why,
+                              const std::string& address, std::string_view what) {
+  shared.stats.count_peer_object_refusal(why);
+  if (!shared.log.enabled(LogLevel::warn)) return;
+  const auto held_back = shared.peer_object_log.admit(LogLimiter::Clock::now());
+  if (!held_back) return;
+  std::string line = "peer object listener refused " + address + ": " + std::string(what);
   if (*held_back > 0) line += " (" + std::to_string(*held_back) + " more since the last line)";
   shared.log.warn(line);
 }
@@ -218,15 +232,11 @@ void fill_record(AccessRecord& record, const ClientConnection& client,
   record.referer = std::string(req[http::field::referer]);
 }
 
-}  // namespace
-
-awaitable<void> serve_client(WorkerContext& worker, tcp::socket socket) {
-  ProxyShared& shared = worker.shared;
-  ConnectionCount count(shared.connections);
-  ClientConnection client(std::move(socket));
+// Who the client is, and the socket options every client connection gets.
+bool prepare(ClientConnection& client) {
   error_code ec;
   const auto peer = client.stream.socket().remote_endpoint(ec);
-  if (ec) co_return;
+  if (ec) return false;
   client.address_text = peer.address().to_string();
   client.address = ip6_bytes(peer.address());
   client.stream.socket().set_option(tcp::no_delay(true), ec);
@@ -234,7 +244,14 @@ awaitable<void> serve_client(WorkerContext& worker, tcp::socket socket) {
   // a 256 KiB hit then takes many writev rounds through epoll. nginx's
   // listen sndbuf= does the same.
   client.stream.socket().set_option(asio::socket_base::send_buffer_size(kClientSendBuffer), ec);
+  return true;
+}
 
+// Requests one at a time until the connection ends. `peers_only`: the peer
+// object listener, where anything but a verified peer request gets 403.
+awaitable<void> serve_requests(WorkerContext& worker, ClientConnection& client, bool peers_only) {
+  ProxyShared& shared = worker.shared;
+  error_code ec;
   bool closed_by_answer = false;  // a response said Connection: close
   while (client.keep_alive && !shared.draining.load(std::memory_order_relaxed)) {
     const auto settings = shared.settings.get();
@@ -288,6 +305,14 @@ awaitable<void> serve_client(WorkerContext& worker, tcp::socket socket) {
         record.result = CacheResult::error;
         status = co_await refuse_peer_request(worker, *settings, client, peer_check,
                                               parser.get().version());
+      } else if (peers_only && !verified_peer) {
+        client.keep_alive = false;
+        record.result = CacheResult::error;
+        note_peer_object_refusal(shared, PeerObjectRefusal::not_peer, client.address_text,
+                                 "a request that is not a verified peer's");
+        status = co_await send_error(client, *settings, http::status::forbidden,
+                                     "this port serves verified peer requests only",
+                                     parser.get().version());
       } else if (!verified_peer && !settings->clients.allows(client.address)) {
         client.keep_alive = false;
         record.result = CacheResult::error;
@@ -318,6 +343,41 @@ awaitable<void> serve_client(WorkerContext& worker, tcp::socket socket) {
   } else {
     client.stream.socket().shutdown(tcp::socket::shutdown_send, ec);
   }
+}
+
+}  // namespace
+
+awaitable<void> serve_client(WorkerContext& worker, tcp::socket socket) {
+  ConnectionCount count(worker.shared.connections);
+  ClientConnection client{ClientStream(std::move(socket))};
+  if (!prepare(client)) co_return;
+  co_await serve_requests(worker, client, false);
+}
+
+awaitable<void> serve_peer_objects(WorkerContext& worker, tcp::socket socket,
+                                   asio::ssl::context& tls) {
+  ProxyShared& shared = worker.shared;
+  ConnectionCount count(shared.connections);
+  ClientConnection client{ClientStream(ClientStream::Tls(std::move(socket), tls))};
+  if (!prepare(client)) co_return;
+  const auto settings = shared.settings.get();
+  if (settings->peer_sources && !settings->peer_sources->allows(client.address)) {
+    note_peer_object_refusal(shared, PeerObjectRefusal::address, client.address_text,
+                             "not a peer's address");
+    co_return;
+  }
+  // The handshake is bounded like the peer listener's head: a peer that
+  // cannot finish it in time is not one this node waits for.
+  client.stream.expires_after(settings->config.cluster.peer_head_timeout_ms);
+  auto [ec] =
+      co_await client.stream.tls()->async_handshake(asio::ssl::stream_base::server, use_nothrow);
+  if (ec) {
+    note_peer_object_refusal(shared, PeerObjectRefusal::handshake, client.address_text,
+                             "TLS handshake: " + ec.message());
+    co_return;
+  }
+  shared.stats.peer_object_connections.fetch_add(1, std::memory_order_relaxed);
+  co_await serve_requests(worker, client, true);
 }
 
 }  // namespace sumcache::daemon

@@ -9,5 +9,10 @@
 namespace sumcache::daemon {
 
 awaitable<void> serve_client(WorkerContext& worker, tcp::socket socket);
+// A connection to the peer object listener: the TLS handshake with the cluster
+// certificate, then the same session serving verified peer requests only
+// (docs/peers.md, "TLS for object requests").
+awaitable<void> serve_peer_objects(WorkerContext& worker, tcp::socket socket,
+                                   asio::ssl::context& tls);
 
 }  // namespace sumcache::daemon

@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 
 #include "config/config.h"
 #include "daemon/admin/request_metrics.h"
@@ -34,6 +35,9 @@ struct Settings {
   std::string via;  // our Via member, "1.1 <node-id>"
   AccessList deny_destinations;  // access.deny_destinations
   OwnListeners own_listeners;    // filled by the Server once its listeners are bound
+  // Who may connect to the peer object listener: cluster.peer_allow, or the
+  // peers' addresses; nullopt accepts any (a peer's name did not resolve).
+  std::optional<AccessList> peer_sources;
 };
 
 class SettingsHolder {
@@ -68,6 +72,7 @@ struct ProxyShared {
   RequestMetrics metrics;  // what the admin endpoint adds to `stats`
   LogLimiter peer_auth_log;  // refused peer requests: a line per second at most
   LogLimiter framing_log;  // requests refused for their framing: one line per second
+  LogLimiter peer_object_log;  // refusals on the peer object listener
   // The peer table for GET /peers; empty: no peers. Set before Server::start.
   std::function<PeerStatusList()> peer_status;
   // The peer listener's refusals by reason (summary mode); empty: no listener.

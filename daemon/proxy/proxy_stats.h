@@ -11,10 +11,27 @@
 
 namespace sumcache::daemon {
 
-enum class CacheResult { miss, hit, refresh_hit, refresh_miss, stale_hit, collapsed_hit, peer_hit,
-                         pass, tunnel, error };
+enum class CacheResult {
+  miss,
+  hit,
+  refresh_hit,
+  refresh_miss,
+  stale_hit,
+  collapsed_hit,
+  peer_hit,
+  pass,
+  tunnel,
+  error
+};
 inline constexpr std::size_t kCacheResults = 10;
 const char* to_string(CacheResult r);
+
+// Why the peer object listener refused a connection or a request: a source
+// address that is not a peer's, a TLS handshake that failed or did not finish
+// in cluster.peer_head_timeout_ms, a request that is not a verified peer's.
+enum class PeerObjectRefusal { address, handshake, not_peer };
+inline constexpr std::size_t kPeerObjectRefusals = 3;
+const char* to_string(PeerObjectRefusal r);
 
 struct ProxyStats {
   std::atomic<std::uint64_t> requests{0};
@@ -41,6 +58,14 @@ struct ProxyStats {
   // (400, 501, 505), and responses from upstreams (answered 502).
   std::atomic<std::uint64_t> framing_refused_requests{0};
   std::atomic<std::uint64_t> framing_refused_responses{0};
+  // The peer object listener (cluster.tls): connections that completed the
+  // handshake, and connections or requests refused, by PeerObjectRefusal.
+  std::atomic<std::uint64_t> peer_object_connections{0};
+  std::array<std::atomic<std::uint64_t>, kPeerObjectRefusals> peer_object_refused{};
+
+  void count_peer_object_refusal(PeerObjectRefusal why) {
+    peer_object_refused[static_cast<std::size_t>(why)].fetch_add(1, std::memory_order_relaxed);
+  }
 
   void count(CacheResult r, unsigned status) {
     results[static_cast<std::size_t>(r)].fetch_add(1, std::memory_order_relaxed);

@@ -9,8 +9,8 @@ namespace {
 
 using namespace asio::experimental::awaitable_operators;
 
-awaitable<void> pump(beast::tcp_stream& from, beast::tcp_stream& to,
-                     std::chrono::milliseconds idle, std::uint64_t& copied) {
+template <class From, class To>
+awaitable<void> pump(From& from, To& to, std::chrono::milliseconds idle, std::uint64_t& copied) {
   std::vector<char> buffer(16 * 1024);
   for (;;) {
     from.expires_after(idle);
@@ -48,8 +48,8 @@ awaitable<unsigned> run_tunnel(WorkerContext& worker, const Settings& settings,
     client.bytes_out += n;
     co_return static_cast<unsigned>(status);
   }
-  const std::string established = "HTTP/1.1 200 Connection established\r\nVia: " + settings.via +
-                                   "\r\n\r\n";
+  const std::string established =
+      "HTTP/1.1 200 Connection established\r\nVia: " + settings.via + "\r\n\r\n";
   client.stream.expires_after(limits.upstream_io_timeout_ms);
   auto [wec, n] = co_await asio::async_write(client.stream, asio::buffer(established), use_nothrow);
   client.bytes_out += n;

@@ -7,6 +7,8 @@
 #include "config/reload.h"
 #include "daemon/http/hop_by_hop.h"
 #include "daemon/net/local_addresses.h"
+#include "daemon/peer/cluster_tls.h"
+#include "daemon/peer/peer_sources.h"
 
 namespace sumcache::daemon {
 namespace {
@@ -113,7 +115,7 @@ Server::~Server() {
 bool Server::start() {
   const unsigned count = config_.workers != 0 ? config_.workers : usable_cores();
   const std::string sni = config_.reverse.tls.server_name.empty() ? config_.reverse.origin.host
-                                                                   : config_.reverse.tls.server_name;
+                                                                  : config_.reverse.tls.server_name;
   for (unsigned i = 0; i < count; ++i) {
     workers_.push_back(
         std::make_unique<Worker>(shared_, tls_, sni, upstream_timeouts(config_.limits)));
@@ -138,6 +140,7 @@ bool Server::start() {
               (config_.mode == config::Mode::forward ? "forward" : "reverse") + " mode)");
   }
   if (!start_admin()) return false;
+  if (!start_peer_objects()) return false;
   for (const auto& listener : cluster_listeners(config_)) own_listeners_.push_back(listener);
   publish_settings();
   for (auto& worker : workers_) worker->start();
@@ -158,8 +161,8 @@ bool Server::start_admin() {
   tcp::endpoint bound;
   std::string step;
   if (ec || (ec = admin_->listen(endpoint, bound, step))) {
-    log_.error("cannot listen on admin " + admin.address + ":" + std::to_string(admin.port) +
-               " (" + (step.empty() ? "address" : step) + "): " + ec.message());
+    log_.error("cannot listen on admin " + admin.address + ":" + std::to_string(admin.port) + " (" +
+               (step.empty() ? "address" : step) + "): " + ec.message());
     return false;
   }
   log_.info("admin listening on " + bound.address().to_string() + ":" +
@@ -168,11 +171,42 @@ bool Server::start_admin() {
   return true;
 }
 
+bool Server::start_peer_objects() {
+  const auto& c = config_.cluster;
+  if (c.sharing == config::Sharing::none || config_.peers.empty() || !c.tls.enabled) return true;
+  std::string failed;
+  if (!load_cluster_tls(peer_server_tls_, peer_client_tls_, c.tls, failed)) {
+    log_.error(failed);
+    return false;
+  }
+  error_code ec;
+  tcp::endpoint endpoint(asio::ip::make_address(c.object_listen.address, ec), c.object_listen.port);
+  for (auto& worker : workers_) {
+    tcp::endpoint bound;
+    std::string step;
+    if (ec || (ec = worker->listen(endpoint, bound, step, &peer_server_tls_))) {
+      log_.error("cannot listen on peer objects " + c.object_listen.address + ":" +
+                 std::to_string(c.object_listen.port) + " (" + (step.empty() ? "address" : step) +
+                 "): " + ec.message());
+      return false;
+    }
+    worker->set_peer_tls(&peer_client_tls_);
+    endpoint = bound;
+  }
+  own_listeners_.push_back(listener_address(endpoint));
+  peer_sources_ =
+      peer_sources(control_.get_executor(), c, config_.peers, log_, "peer object listener");
+  log_.info("peer objects listening on " + endpoint.address().to_string() + ":" +
+            std::to_string(endpoint.port()) + " (TLS)");
+  return true;
+}
+
 // The settings with what only the running server knows: its bound listeners
 // and the interface addresses, enumerated again on each reload.
 void Server::publish_settings() {
   auto settings = std::make_shared<Settings>(*make_settings(config_));
   settings->own_listeners.listeners = own_listeners_;
+  settings->peer_sources = peer_sources_;
   std::error_code ec;
   settings->own_listeners.local_addresses = local_addresses(ec);
   if (ec) {
@@ -189,8 +223,7 @@ void Server::run() {
   bool stopping = false;
   stop_signals.async_wait([&](error_code ec, int signal) {
     if (ec) return;
-    log_.info(std::string("received ") + (signal == SIGTERM ? "SIGTERM" : "SIGINT") +
-              ": draining");
+    log_.info(std::string("received ") + (signal == SIGTERM ? "SIGTERM" : "SIGINT") + ": draining");
     stopping = true;
     hup.cancel();
     usr1.cancel();

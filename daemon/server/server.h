@@ -33,12 +33,17 @@ class Server {
   const std::vector<tcp::endpoint>& proxy_endpoints() const { return endpoints_; }
   ProxyShared& shared() { return shared_; }
   // Called on the control thread after a SIGHUP applied a new config.
-  void on_reload(std::function<void(const config::Config&)> hook) { reload_hook_ = std::move(hook); }
+  void on_reload(std::function<void(const config::Config&)> hook) {
+    reload_hook_ = std::move(hook);
+  }
 
  private:
   void reload();
   void drain_and_stop();
   bool start_admin();
+  // With cluster.tls: the peer object listener on every worker, and the trust
+  // store the workers' pools check peers' object listeners with.
+  bool start_peer_objects();
   void publish_settings();
 
   config::Config config_;
@@ -46,11 +51,14 @@ class Server {
   Logger& log_;
   AccessLog& access_log_;
   asio::ssl::context tls_{asio::ssl::context::tls_client};
+  asio::ssl::context peer_server_tls_{asio::ssl::context::tls_server};
+  asio::ssl::context peer_client_tls_{asio::ssl::context::tls_client};
+  std::optional<AccessList> peer_sources_;
   ProxyShared shared_;
   std::vector<std::unique_ptr<Worker>> workers_;
   std::vector<tcp::endpoint> endpoints_;
   std::vector<ListenerAddress> own_listeners_;  // refused as upstream destinations
-  std::unique_ptr<AdminServer> admin_;  // null when admin.enabled is false
+  std::unique_ptr<AdminServer> admin_;          // null when admin.enabled is false
   asio::io_context control_;
   std::function<void(const config::Config&)> reload_hook_;
 };

@@ -34,19 +34,19 @@ Worker::Worker(ProxyShared& shared, asio::ssl::context& tls, std::string tls_ser
 Worker::~Worker() { stop(); }
 
 error_code Worker::listen(const tcp::endpoint& endpoint, tcp::endpoint& bound,
-                          std::string& failed_step) {
+                          std::string& failed_step, asio::ssl::context* peer_objects) {
   auto acceptor = std::make_unique<tcp::acceptor>(io_);
   if (auto ec = open_acceptor(*acceptor, endpoint, true, failed_step)) return ec;
   error_code ec;
   bound = acceptor->local_endpoint(ec);
   if (ec) return failed_step = "getsockname", ec;
-  acceptors_.push_back(std::move(acceptor));
+  acceptors_.push_back({std::move(acceptor), peer_objects});
   return {};
 }
 
 void Worker::start() {
   for (auto& acceptor : acceptors_) {
-    asio::co_spawn(io_, accept_loop(*acceptor), asio::detached);
+    asio::co_spawn(io_, accept_loop(acceptor), asio::detached);
   }
   thread_ = std::thread([this] {
     pthread_setname_np(pthread_self(), "sc-worker");
@@ -54,8 +54,9 @@ void Worker::start() {
   });
 }
 
-awaitable<void> Worker::accept_loop(tcp::acceptor& acceptor) {
+awaitable<void> Worker::accept_loop(Acceptor& listener) {
   ProxyShared& shared = context_.shared;
+  tcp::acceptor& acceptor = *listener.acceptor;
   for (;;) {
     auto [ec, socket] = co_await acceptor.async_accept(use_nothrow);
     if (ec == asio::error::operation_aborted || !acceptor.is_open()) co_return;
@@ -74,21 +75,27 @@ awaitable<void> Worker::accept_loop(tcp::acceptor& acceptor) {
       static constexpr std::string_view kBody = "503 Service Unavailable: limits.max_connections\n";
       const std::string busy =
           "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nConnection: close\r\n"
-          "Content-Length: " + std::to_string(kBody.size()) + "\r\n\r\n" + std::string(kBody);
+          "Content-Length: " +
+          std::to_string(kBody.size()) + "\r\n\r\n" + std::string(kBody);
       error_code ignored;
       socket.write_some(asio::buffer(busy), ignored);
       continue;
     }
     shared.connections.fetch_add(1, std::memory_order_relaxed);
-    asio::co_spawn(io_, serve_client(context_, std::move(socket)), asio::detached);
+    if (listener.peer_objects != nullptr) {
+      asio::co_spawn(io_, serve_peer_objects(context_, std::move(socket), *listener.peer_objects),
+                     asio::detached);
+    } else {
+      asio::co_spawn(io_, serve_client(context_, std::move(socket)), asio::detached);
+    }
   }
 }
 
 void Worker::begin_drain() {
   asio::post(io_, [this] {
-    for (auto& acceptor : acceptors_) {
+    for (auto& listener : acceptors_) {
       error_code ignored;
-      acceptor->close(ignored);
+      listener.acceptor->close(ignored);
     }
     for (ClientConnection& idle : context_.idle) idle.stream.cancel();
   });

@@ -21,8 +21,12 @@ class Worker {
   Worker& operator=(const Worker&) = delete;
   ~Worker();
 
-  // Binds to `endpoint` (port 0 takes the kernel's choice); returns the bound endpoint.
-  error_code listen(const tcp::endpoint& endpoint, tcp::endpoint& bound, std::string& failed_step);
+  // Binds to `endpoint` (port 0 takes the kernel's choice); returns the bound
+  // endpoint. With `peer_objects`, the peer object listener speaking TLS with it.
+  error_code listen(const tcp::endpoint& endpoint, tcp::endpoint& bound, std::string& failed_step,
+                    asio::ssl::context* peer_objects = nullptr);
+  // Before start: the trust store for peers' object listeners (cluster.tls).
+  void set_peer_tls(asio::ssl::context* tls) { pool_.set_peer_tls(tls); }
   void start();
   // From any thread: stop accepting and close connections that wait idle.
   void begin_drain();
@@ -35,13 +39,17 @@ class Worker {
   std::optional<UpstreamPoolStats> upstream_stats(std::chrono::milliseconds timeout);
 
  private:
-  awaitable<void> accept_loop(tcp::acceptor& acceptor);
+  struct Acceptor {
+    std::unique_ptr<tcp::acceptor> acceptor;
+    asio::ssl::context* peer_objects = nullptr;
+  };
+  awaitable<void> accept_loop(Acceptor& acceptor);
 
   asio::io_context io_{1};
   asio::executor_work_guard<asio::io_context::executor_type> guard_;
   UpstreamPool pool_;
   WorkerContext context_;
-  std::vector<std::unique_ptr<tcp::acceptor>> acceptors_;
+  std::vector<Acceptor> acceptors_;
   std::thread thread_;
 };
 

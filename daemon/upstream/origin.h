@@ -11,9 +11,13 @@ struct Origin {
   bool tls = false;
   std::string host;  // name or IP literal, without brackets
   std::uint16_t port = 80;
+  // A peer's object listener: its certificate is checked against cluster.tls,
+  // not reverse.tls, so its connections never share a pool with an origin's.
+  bool peer = false;
 
   std::string pool_key() const {
-    return (tls ? "https://" : "http://") + host + ":" + std::to_string(port);
+    return std::string(peer ? "peer+" : "") + (tls ? "https://" : "http://") + host + ":" +
+           std::to_string(port);
   }
   // The Host header value: the port only when it is not the scheme's default.
   std::string host_header() const {

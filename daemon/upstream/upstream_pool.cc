@@ -97,7 +97,11 @@ awaitable<std::tuple<error_code, std::unique_ptr<UpstreamConnection>>> UpstreamP
     co_return std::tuple{error_code{},
                          std::make_unique<UpstreamConnection>(origin, std::move(stream))};
   }
-  UpstreamConnection::Tls tls_stream(std::move(stream), tls_);
+  if (origin.peer && peer_tls_ == nullptr) {
+    ++stats_.connect_failures;
+    co_return std::tuple{error_code(asio::error::no_protocol_option), nullptr};
+  }
+  UpstreamConnection::Tls tls_stream(std::move(stream), origin.peer ? *peer_tls_ : tls_);
   if (auto ec = co_await handshake(tls_stream, origin, tls_server_name)) {
     ++stats_.connect_failures;
     co_return std::tuple{ec, nullptr};

@@ -69,6 +69,9 @@ class UpstreamPool {
   void count_retry() { ++stats_.fresh_retries; }
   void set_timeouts(const UpstreamTimeouts& timeouts) { timeouts_ = timeouts; }
   void set_endpoint_check(EndpointCheck check) { endpoint_check_ = std::move(check); }
+  // The trust store for peers' object listeners (Origin::peer); without one
+  // a TLS connect to a peer fails.
+  void set_peer_tls(asio::ssl::context* tls) { peer_tls_ = tls; }
   UpstreamPoolStats stats() const;
 
  private:
@@ -84,6 +87,7 @@ class UpstreamPool {
 
   asio::any_io_executor executor_;
   asio::ssl::context& tls_;
+  asio::ssl::context* peer_tls_ = nullptr;
   UpstreamTimeouts timeouts_;
   Logger& log_;
   LogLimiter stray_log_;

@@ -35,11 +35,12 @@ constexpr const char* kCustom = R"({
           "error_log": "/var/log/e"},
   "cluster": {"sharing": "summary", "secret": "a cluster secret!",
               "peer_listen": {"address": "0.0.0.0", "port": 4000}, "icp_port": 4001,
+              "object_listen": {"address": "0.0.0.0", "port": 4002},
               "update_threshold_percent": 10, "update_max_interval_ms": 100,
               "summary_expiry_ms": 1000, "peer_timeout_ms": 1, "store_peer_hits": false,
               "tls": {"enabled": true, "cert_file": "c", "key_file": "k", "ca_file": "a"}},
   "peers": [{"id": "p1", "host": "10.0.0.8", "http_port": 80, "peer_port": 4000,
-             "icp_port": 4001, "weight": 100},
+             "icp_port": 4001, "object_port": 4002, "weight": 100},
             {"id": "p2", "host": "p2.example"}]
 })";
 
@@ -114,7 +115,7 @@ TEST(ConfigDigest, IsSixteenHexDigitsAndPinned) {
   EXPECT_EQ(digest.find_first_not_of("0123456789abcdef"), std::string::npos);
   // Pinned so that a change to the digest, which peers and dashboards compare, is deliberate:
   // it changes whenever a default or the JSON form changes.
-  EXPECT_EQ(digest, "70abbd4f93784280");
+  EXPECT_EQ(digest, "03ca970095bcd7e2");
 }
 
 TEST(ConfigDigest, FollowsTheEffectiveConfig) {

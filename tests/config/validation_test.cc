@@ -136,6 +136,11 @@ const BadConfig kBadConfigs[] = {
      R"({"cluster": {"sharing": "summary", "secret": "0123456789abcdef",
                      "peer_listen": {"port": 3128}}})",
      "$.cluster.peer_listen.port", "collides with $.listen[0]"},
+    {"ObjectListenOnThePeerPort",
+     R"({"cluster": {"sharing": "summary", "secret": "0123456789abcdef",
+                     "object_listen": {"port": 3130},
+                     "tls": {"enabled": true, "cert_file": "c", "key_file": "k"}}})",
+     "$.cluster.object_listen.port", "collides with $.cluster.peer_listen"},
     {"MemoryBelowMaxObject",
      R"({"cache": {"memory": {"max_bytes": "32MiB"}, "max_object_bytes": "64MiB"}})",
      "$.cache.memory.max_bytes", "must be at least max_object_bytes (67108864, got 33554432)"},
@@ -197,6 +202,9 @@ TEST(ConfigErrors, AcceptsWhatOnlyLooksLikeAConflict) {
       R"({"admin": {"enabled": false, "port": 3128, "allow": []}})",
       // Without summary sharing, peer_listen binds nothing.
       R"({"cluster": {"peer_listen": {"port": 3128}}})",
+      // Without cluster TLS, object_listen binds nothing.
+      R"({"cluster": {"sharing": "summary", "secret": "0123456789abcdef",
+                      "object_listen": {"port": 3130}}})",
       // Peers may stay listed while sharing is off; a secret may come from a file.
       R"({"peers": [{"id": "a", "host": "10.0.0.2"}],
           "cluster": {"sharing": "summary", "secret_file": "cluster.key"}})",

@@ -19,33 +19,47 @@ std::string node_config(const ClusterNode& self, const std::vector<ClusterNode>&
     if (!peers.empty()) peers += ",";
     peers += R"({"id": ")" + p.id + R"(", "host": "127.0.0.1", "http_port": )" +
              std::to_string(p.http_port) + R"(, "peer_port": )" + std::to_string(p.peer_port) +
-             R"(, "icp_port": )" + std::to_string(p.icp_port) + "}";
+             R"(, "icp_port": )" + std::to_string(p.icp_port) + R"(, "object_port": )" +
+             std::to_string(p.object_port) + "}";
   }
   return R"({
-    "node": {"id": ")" + self.id + R"("},
+    "node": {"id": ")" +
+         self.id + R"("},
     "mode": "forward",
     "workers": 2,
-    "listen": [{"address": "127.0.0.1", "port": )" + std::to_string(self.http_port) + "}" +
+    "listen": [{"address": "127.0.0.1", "port": )" +
+         std::to_string(self.http_port) + "}" +
          (o.listen_ipv6_too
               ? R"(, {"address": "::1", "port": )" + std::to_string(self.http_port) + "}"
               : "") +
          R"(],
-    )" + o.extra_json + R"(
-    "admin": {"address": "127.0.0.1", "port": )" + std::to_string(self.admin_port) +
-         R"(, "token": ")" + kAdminToken + R"("},
-    "cache": {"disk": {"enabled": )" + (o.disk ? "true" : "false") + R"(, "path": ")" +
-         (dir / "cache").string() + R"(", "max_bytes": "64MiB"},
+    )" + o.extra_json +
+         R"(
+    "admin": {"address": "127.0.0.1", "port": )" +
+         std::to_string(self.admin_port) + R"(, "token": ")" + kAdminToken + R"("},
+    "cache": {"disk": {"enabled": )" +
+         (o.disk ? "true" : "false") + R"(, "path": ")" + (dir / "cache").string() +
+         R"(", "max_bytes": "64MiB"},
               "memory": {"max_bytes": "64MiB"}, "max_object_bytes": "8MiB"},
-    "log": {"access_log": ")" + (dir / "access.log").string() + R"(", "level": "debug"},
-    "cluster": {"sharing": ")" + o.sharing + R"(", "secret": ")" + self.secret + R"(",
+    "log": {"access_log": ")" +
+         (dir / "access.log").string() + R"(", "level": "debug"},
+    "cluster": {"sharing": ")" +
+         o.sharing + R"(", "secret": ")" + self.secret + R"(",
                 "peer_listen": {"address": "127.0.0.1", "port": )" +
          std::to_string(self.peer_port) + R"(},
-                "icp_port": )" + std::to_string(self.icp_port) + R"(,
-                )" + o.extra_cluster_json + tls_json + R"(
-                "update_threshold_percent": )" + std::to_string(o.threshold_percent) + R"(,
-                "update_max_interval_ms": )" + std::to_string(o.update_interval_ms) + R"(,
+                "icp_port": )" +
+         std::to_string(self.icp_port) + R"(,
+                "object_listen": {"address": "127.0.0.1", "port": )" +
+         std::to_string(self.object_port) + R"(},
+                )" +
+         o.extra_cluster_json + tls_json + R"(
+                "update_threshold_percent": )" +
+         std::to_string(o.threshold_percent) + R"(,
+                "update_max_interval_ms": )" +
+         std::to_string(o.update_interval_ms) + R"(,
                 "summary_expiry_ms": 5000, "peer_timeout_ms": 1000},
-    "peers": [)" + peers + R"(]
+    "peers": [)" +
+         peers + R"(]
   })";
 }
 
@@ -68,6 +82,7 @@ bool ClusterTest::start_cluster(const ClusterOptions& options) {
     tls_json_ = R"("tls": {"enabled": true, "cert_file": ")" + pki.server_cert.string() +
                 R"(", "key_file": ")" + pki.server_key.string() + R"(", "ca_file": ")" +
                 pki.ca_cert.string() + R"("},)";
+    tls_ca_ = pki.ca_cert;
   }
   nodes_.resize(options.nodes);
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
@@ -75,6 +90,7 @@ bool ClusterTest::start_cluster(const ClusterOptions& options) {
     nodes_[i].http_port = free_port();
     nodes_[i].peer_port = free_port();
     nodes_[i].icp_port = free_port();
+    nodes_[i].object_port = free_port();
     nodes_[i].admin_port = free_port();
     nodes_[i].secret = options.secret;
   }
@@ -100,8 +116,8 @@ bool ClusterTest::start_node(std::size_t i) {
     ADD_FAILURE() << "cannot start " << SUMCACHED_PATH;
     return false;
   }
-  if (!node.process->wait_for_line("proxy listening on 127\\.0\\.0\\.1:",
-                                   std::chrono::seconds(30), Output::err)) {
+  if (!node.process->wait_for_line("proxy listening on 127\\.0\\.0\\.1:", std::chrono::seconds(30),
+                                   Output::err)) {
     ADD_FAILURE() << node.id << " did not start:\n" << log_of(i);
     return false;
   }
@@ -112,10 +128,12 @@ void ClusterTest::kill_node(std::size_t i) { nodes_[i].process->kill_hard(); }
 
 ClientResponse ClusterTest::fetch(std::size_t node, const std::string& path, HeaderList headers,
                                   const std::string& method) {
-  HttpClient client({.host = "127.0.0.1", .port = nodes_[node].http_port,
-                     .timeout = std::chrono::seconds(10), .reuse_connection = false});
-  auto response = client.send({.method = method, .target = origin_url(path),
-                               .headers = std::move(headers), .body = {}});
+  HttpClient client({.host = "127.0.0.1",
+                     .port = nodes_[node].http_port,
+                     .timeout = std::chrono::seconds(10),
+                     .reuse_connection = false});
+  auto response = client.send(
+      {.method = method, .target = origin_url(path), .headers = std::move(headers), .body = {}});
   EXPECT_TRUE(response.ok()) << method << " " << path << " at " << nodes_[node].id << ": "
                              << response.error().message();
   return response.ok() ? std::move(response).value() : ClientResponse{};
@@ -124,15 +142,17 @@ ClientResponse ClusterTest::fetch(std::size_t node, const std::string& path, Hea
 ClientResponse ClusterTest::admin(std::size_t node, const std::string& target,
                                   const std::string& method, const std::string& body,
                                   bool authorized) {
-  HttpClient client({.host = "127.0.0.1", .port = nodes_[node].admin_port,
-                     .timeout = std::chrono::seconds(10), .reuse_connection = false});
+  HttpClient client({.host = "127.0.0.1",
+                     .port = nodes_[node].admin_port,
+                     .timeout = std::chrono::seconds(10),
+                     .reuse_connection = false});
   HeaderList headers;
   if (authorized) headers.push_back({"Authorization", std::string("Bearer ") + kAdminToken});
   if (!body.empty()) headers.push_back({"Content-Type", "application/json"});
-  auto response = client.send({.method = method, .target = target, .headers = std::move(headers),
-                               .body = body});
-  EXPECT_TRUE(response.ok()) << method << " " << target << " at " << nodes_[node].id << " admin: "
-                             << response.error().message();
+  auto response = client.send(
+      {.method = method, .target = target, .headers = std::move(headers), .body = body});
+  EXPECT_TRUE(response.ok()) << method << " " << target << " at " << nodes_[node].id
+                             << " admin: " << response.error().message();
   return response.ok() ? std::move(response).value() : ClientResponse{};
 }
 

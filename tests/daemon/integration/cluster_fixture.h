@@ -23,7 +23,7 @@ struct ClusterOptions {
   int update_interval_ms = 100;
   double threshold_percent = 1.0;
   bool disk = false;
-  bool tls = false;  // summaries over TLS, with a test PKI made for the run
+  bool tls = false;                  // summaries over TLS, with a test PKI made for the run
   std::string extra_cluster_json{};  // more "cluster" fields, each followed by a comma
   std::string extra_json{};          // more top-level fields, each followed by a comma
   bool listen_ipv6_too = false;      // the proxy also listens on [::1], same port
@@ -34,6 +34,7 @@ struct ClusterNode {
   std::uint16_t http_port = 0;
   std::uint16_t peer_port = 0;
   std::uint16_t icp_port = 0;
+  std::uint16_t object_port = 0;  // the TLS object listener, with options.tls
   std::uint16_t admin_port = 0;
   std::string secret;
   std::filesystem::path config;
@@ -69,7 +70,8 @@ class ClusterTest : public ::testing::Test {
   TestOrigin origin_;
   TempDir work_;
   ClusterOptions options_;
-  std::string tls_json_;  // the "tls" member of "cluster", when options_.tls
+  std::string tls_json_;          // the "tls" member of "cluster", when options_.tls
+  std::filesystem::path tls_ca_;  // the CA that signed every node's certificate, with options_.tls
   std::vector<ClusterNode> nodes_;
 };
 

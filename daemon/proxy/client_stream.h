@@ -1,0 +1,62 @@
+#pragma once
+// A client connection's stream: plain TCP on the proxy port, or TLS on the
+// peer object listener (docs/peers.md, "TLS for object requests"). It offers
+// what the session and its writers use (a Beast AsyncStream with a deadline),
+// so none of them needs to know which it is. The deadline lives on the TCP
+// layer in both cases, as Beast's ssl_stream<tcp_stream> arranges it.
+
+#include <boost/asio/ssl.hpp>
+#include <boost/beast/ssl.hpp>
+#include <chrono>
+#include <variant>
+
+#include "daemon/net/asio.h"
+
+namespace sumcache::daemon {
+
+class ClientStream {
+ public:
+  using Plain = beast::tcp_stream;
+  using Tls = beast::ssl_stream<beast::tcp_stream>;
+  using executor_type = Plain::executor_type;
+
+  explicit ClientStream(tcp::socket socket)
+      : stream_(std::in_place_type<Plain>, std::move(socket)) {}
+  explicit ClientStream(Tls tls) : stream_(std::move(tls)) {}
+
+  executor_type get_executor() { return tcp_layer().get_executor(); }
+  bool is_tls() const { return std::holds_alternative<Tls>(stream_); }
+  Tls* tls() { return std::get_if<Tls>(&stream_); }
+
+  beast::tcp_stream& tcp_layer() {
+    return std::visit([](auto& s) -> beast::tcp_stream& { return beast::get_lowest_layer(s); },
+                      stream_);
+  }
+  tcp::socket& socket() { return tcp_layer().socket(); }
+  void expires_after(std::chrono::steady_clock::duration d) { tcp_layer().expires_after(d); }
+  void expires_never() { tcp_layer().expires_never(); }
+  void cancel() { tcp_layer().cancel(); }
+
+  template <class MutableBufferSequence, class Token>
+  auto async_read_some(const MutableBufferSequence& buffers, Token&& token) {
+    return asio::async_initiate<Token, void(error_code, std::size_t)>(
+        [this](auto handler, const MutableBufferSequence& b) {
+          std::visit([&](auto& s) { s.async_read_some(b, std::move(handler)); }, stream_);
+        },
+        token, buffers);
+  }
+
+  template <class ConstBufferSequence, class Token>
+  auto async_write_some(const ConstBufferSequence& buffers, Token&& token) {
+    return asio::async_initiate<Token, void(error_code, std::size_t)>(
+        [this](auto handler, const ConstBufferSequence& b) {
+          std::visit([&](auto& s) { s.async_write_some(b, std::move(handler)); }, stream_);
+        },
+        token, buffers);
+  }
+
+ private:
+  std::variant<Plain, Tls> stream_;
+};
+
+}  // namespace sumcache::daemon
