@@ -12,4 +12,13 @@ inline constexpr std::uint16_t kMinVersion = 1;  // oldest it reads
 enum class MessageKind : std::uint8_t { full = 1, delta = 2 };
 enum class Compression : std::uint8_t { raw = 0, rice_gaps = 1 };
 
+// Invalidation messages (docs/protocol.md, "Invalidation messages"), a format of
+// their own under the magic "SCIV", versioned apart from summaries. Their kinds
+// follow the summary kinds, so a kind value names one message between nodes.
+inline constexpr std::uint16_t kInvalidationVersion = 1;
+inline constexpr std::uint16_t kInvalidationMinVersion = 1;
+enum class InvalidationMessageKind : std::uint8_t { invalidations = 3, ack = 4 };
+// What one invalidation names: an exact cache key, a Surrogate-Key tag, a cache-key prefix.
+enum class InvalidationKind : std::uint8_t { url = 1, tag = 2, prefix = 3 };
+
 }  // namespace sumcache::protocol
