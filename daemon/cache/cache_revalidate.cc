@@ -33,11 +33,18 @@ http::request_header<> conditional_head(http::request_header<> head, const Objec
 
 constexpr std::size_t kBodyRead = 64 * 1024;
 
-// Reads a whole response body into `out`, at most `limit` bytes.
+// Reads a whole response body into `out`, at most `limit` bytes: a larger
+// declared length is refused before any body byte is read.
 awaitable<error_code> read_whole_body(UpstreamResponse& res, const config::LimitsConfig& limits,
                                       std::uint64_t limit, std::string& out) {
   auto& parser = *res.parser;
+  if (parser.content_length() && *parser.content_length() > limit) {
+    co_return error_code(http::error::body_limit);
+  }
   std::vector<char> chunk(kBodyRead);
+  // Beast reads at most the buffer's free capacity (512 bytes after a small
+  // head): with room for a whole chunk, the body comes in reads of up to 64 KiB.
+  if (!parser.is_done()) res.buffer.reserve(kBodyRead);
   while (!parser.is_done()) {
     parser.get().body().data = chunk.data();
     parser.get().body().size = chunk.size();
