@@ -83,7 +83,7 @@ awaitable<unsigned> CacheService::revalidate(CacheRequest& r, const Candidate& c
                      r.head_method, {}};
   auto [ec, res] = co_await exchange_with_upstream(r.worker, limits, up, &r.client, &r.parser);
   if (ec) {
-    r.worker.shared.stats.count_upstream_error(ec);
+    count_upstream_failure(r.worker.shared, ec);
     if (stale_if_error) {
       co_return co_await serve_stored(r, c, current_age(c.meta.freshness, r.now),
                                       CacheResult::stale_hit);
