@@ -84,11 +84,20 @@ void read_cluster(ObjectReader& r, ClusterConfig& out) {
   r.read("secret_file", out.secret_file);
   r.section("peer_listen", [&](ObjectReader& listen) {
     read_address_port(listen, out.peer_listen.address, out.peer_listen.port);
+    // Peers name this port in their own config: a kernel-chosen one (0) is unreachable.
+    if (out.peer_listen.port == 0) {
+      throw ConfigError(listen.path_of("port"),
+                        "must be between 1 and 65535 (got 0): peers connect to a fixed port");
+    }
   });
   r.section("object_listen", [&](ObjectReader& listen) {
     read_address_port(listen, out.object_listen.address, out.object_listen.port);
+    if (out.object_listen.port == 0) {
+      throw ConfigError(listen.path_of("port"),
+                        "must be between 1 and 65535 (got 0): peers connect to a fixed port");
+    }
   });
-  r.read_integer("icp_port", out.icp_port, 0, 65535);
+  r.read_integer("icp_port", out.icp_port, 1, 65535);  // likewise
   r.read("update_threshold_percent", out.update_threshold_percent, 0.1, 10.0);
   r.read("update_max_interval_ms", out.update_max_interval_ms, 100, kHourMs);
   r.read("summary_expiry_ms", out.summary_expiry_ms, 1000, kDayMs);

@@ -125,6 +125,10 @@ void write_connections(W& w, const StatsSnapshot& s) {
   w.sample("sumcache_framing_refused_total", {{"message", "request"}}, s.framing_refused_requests);
   w.sample("sumcache_framing_refused_total", {{"message", "response"}},
            s.framing_refused_responses);
+  w.family("sumcache_upstream_line_too_long_total", "counter",
+           "Upstream responses ended for a chunk line or trailer section longer than "
+           "limits.max_header_bytes + 256 KiB.");
+  w.sample("sumcache_upstream_line_too_long_total", {}, s.upstream_line_too_long);
   w.family("sumcache_upstream_refused_destinations_total", "counter",
            "Upstream connects refused before connecting: this node's own listener, or "
            "access.deny_destinations.");

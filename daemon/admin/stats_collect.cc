@@ -43,6 +43,7 @@ void collect_requests(const ProxyShared& shared, StatsSnapshot& s) {
   s.upstream_errors = load(st.upstream_errors);
   s.framing_refused_requests = load(st.framing_refused_requests);
   s.framing_refused_responses = load(st.framing_refused_responses);
+  s.upstream_line_too_long = load(st.upstream_line_too_long);
   for (std::size_t i = 0; i < s.refused_destinations.size(); ++i) {
     s.refused_destinations[i] = load(st.refused_destinations[i]);
   }

@@ -67,6 +67,7 @@ struct StatsSnapshot {
   std::uint64_t upstream_errors = 0;
   std::uint64_t framing_refused_requests = 0;   // RFC 9112 §6, from clients
   std::uint64_t framing_refused_responses = 0;  // and from upstreams
+  std::uint64_t upstream_line_too_long = 0;
   std::array<std::uint64_t, 2> refused_destinations{};  // own listener, deny list
   std::uint64_t admin_sessions_closed = 0;  // idle ones closed to admit a new connection
   std::uint64_t upstream_truncated = 0;

@@ -7,9 +7,12 @@
 #include "daemon/cache/cached_meta.h"
 #include "daemon/cache/stored_head.h"
 #include "daemon/http/cacheability.h"
+#include "daemon/http/message_framing.h"
 #include "daemon/http/validation.h"
 #include "daemon/http/vary.h"
+#include "daemon/log/log_limiter.h"
 #include "daemon/proxy/header_convert.h"
+#include "daemon/proxy/upstream_exchange.h"
 
 namespace sumcache::daemon {
 
@@ -28,23 +31,44 @@ http::request_header<> conditional_head(http::request_header<> head, const Objec
   return head;
 }
 
-// Reads a whole response body into `out`, at most `limit` bytes.
-awaitable<bool> read_whole_body(UpstreamResponse& res, const config::LimitsConfig& limits,
-                                std::uint64_t limit, std::string& out) {
+constexpr std::size_t kBodyRead = 64 * 1024;
+
+// Reads a whole response body into `out`, at most `limit` bytes: a larger
+// declared length is refused before any body byte is read.
+awaitable<error_code> read_whole_body(UpstreamResponse& res, const config::LimitsConfig& limits,
+                                      std::uint64_t limit, std::string& out) {
   auto& parser = *res.parser;
-  std::vector<char> chunk(64 * 1024);
+  if (parser.content_length() && *parser.content_length() > limit) {
+    co_return error_code(http::error::body_limit);
+  }
+  std::vector<char> chunk(kBodyRead);
+  // Beast reads at most the buffer's free capacity (512 bytes after a small
+  // head): with room for a whole chunk, the body comes in reads of up to 64 KiB.
+  if (!parser.is_done()) res.buffer.reserve(kBodyRead);
   while (!parser.is_done()) {
     parser.get().body().data = chunk.data();
     parser.get().body().size = chunk.size();
     res.connection->expires_after(limits.upstream_io_timeout_ms);
     auto [ec, n] = co_await res.connection->visit(
         [&](auto& stream) { return http::async_read(stream, res.buffer, parser, use_nothrow); });
-    if (ec && ec != http::error::need_buffer) co_return false;
+    if (ec && ec != http::error::need_buffer) co_return upstream_read_error(ec);
     const std::size_t got = chunk.size() - parser.get().body().size;
-    if (out.size() + got > limit) co_return false;
+    if (out.size() + got > limit) co_return error_code(http::error::body_limit);
     out.append(chunk.data(), got);
   }
-  co_return true;
+  co_return error_code{};
+}
+
+// A body refused for a line that never ended is a degraded path even with no
+// client to answer: counted and logged (once a second at most, with a count).
+void note_unread_body(ProxyShared& shared, const std::string& url, error_code ec) {
+  if (ec != FramingErrc::line_too_long) return;
+  shared.stats.count_line_too_long(ec);
+  const auto held_back = shared.truncated_log.admit(LogLimiter::Clock::now());
+  if (!held_back) return;
+  shared.log.warn(
+      "background revalidation of " + url + ": " + ec.message() + "; not stored" +
+      (*held_back > 0 ? " (" + std::to_string(*held_back) + " more since the last)" : ""));
 }
 
 }  // namespace
@@ -59,7 +83,7 @@ awaitable<unsigned> CacheService::revalidate(CacheRequest& r, const Candidate& c
                      r.head_method, {}};
   auto [ec, res] = co_await exchange_with_upstream(r.worker, limits, up, &r.client, &r.parser);
   if (ec) {
-    r.worker.shared.stats.count_upstream_error(ec);
+    count_upstream_failure(r.worker.shared, ec);
     if (stale_if_error) {
       co_return co_await serve_stored(r, c, current_age(c.meta.freshness, r.now),
                                       CacheResult::stale_hit);
@@ -131,8 +155,10 @@ void CacheService::revalidate_in_background(CacheRequest& r, const Candidate& c)
                            self.policy_.max_object_bytes};
     auto variant = secondary_key(joined_value(facts.fields, "Vary").value_or(""), headers);
     std::string body;
-    if (storability(input) != StoreReason::storable || !variant ||
-        !co_await read_whole_body(*res, limits, self.policy_.max_object_bytes, body)) {
+    if (storability(input) != StoreReason::storable || !variant) co_return;
+    if (const auto read_ec =
+            co_await read_whole_body(*res, limits, self.policy_.max_object_bytes, body)) {
+      note_unread_body(worker.shared, key, read_ec);
       co_return;
     }
     auto [head, meta] =

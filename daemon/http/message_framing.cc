@@ -45,6 +45,8 @@ class FramingCategory final : public std::error_category {
         return "more than one Host";
       case FramingErrc::invalid_host:
         return "Host is not a host and optional port";
+      case FramingErrc::line_too_long:
+        return "a chunk line or trailer section longer than the proxy holds";
     }
     return "unknown framing error";
   }

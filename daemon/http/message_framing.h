@@ -44,9 +44,22 @@ enum class FramingErrc {
   missing_host,                          // HTTP/1.1 request without Host (RFC 9112 §3.2)
   multiple_host,                         // more than one Host line (RFC 9112 §3.2)
   invalid_host,                          // a Host value that is not uri-host [":" port]
+  line_too_long,                         // a chunk line or trailer past upstream_read_bound
 };
 
 const std::error_category& framing_category() noexcept;
+
+// The most bytes an upstream response may have waiting in the proxy's read
+// buffer. The parser keeps a head, a chunk line (chunk-size and extensions)
+// and the trailer section whole in the buffer until their CRLF (RFC 9112
+// §7.1), so an origin that never ends one would grow it without end. A trailer
+// section of max_header_bytes fits (the bound clients' heads have), with room
+// on top for a chunk line and a read of up to 64 KiB, the most the parser and
+// the response relay read at once. Past it: FramingErrc::line_too_long.
+inline constexpr std::uint64_t kUpstreamReadSlack = 256 * 1024;
+constexpr std::uint64_t upstream_read_bound(std::uint64_t max_header_bytes) {
+  return max_header_bytes + kUpstreamReadSlack;
+}
 
 inline std::error_code make_error_code(FramingErrc e) noexcept {
   return {static_cast<int>(e), framing_category()};

@@ -41,6 +41,10 @@ awaitable<unsigned> send_error(ClientConnection& client, const Settings& setting
   co_return static_cast<unsigned>(status);
 }
 
+void count_upstream_failure(ProxyShared& shared, error_code ec) {
+  if (!is_destination_refusal(ec)) shared.stats.count_upstream_error(ec);
+}
+
 void log_upstream_failure(ProxyShared& shared, unsigned status, const Route& route, error_code ec) {
   LogLimiter& limiter = status == 504 ? shared.gateway_timeout_log : shared.bad_gateway_log;
   const auto held = limiter.admit(LogLimiter::Clock::now());
@@ -92,7 +96,7 @@ awaitable<ForwardResult> forward_request(
     co_return failed;
   }
   if (ec) {
-    worker.shared.stats.count_upstream_error(ec);
+    count_upstream_failure(worker.shared, ec);
     client.keep_alive = client.keep_alive && parser.is_done();
     ForwardResult failed;
     failed.status =

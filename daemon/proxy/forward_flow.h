@@ -24,6 +24,11 @@ http::request_header<> make_upstream_head(const http::request_header<>& client_h
 awaitable<unsigned> send_error(ClientConnection& client, const Settings& settings,
                                http::status status, std::string_view reason, unsigned version);
 
+// Counts a failed upstream exchange in /metrics. A destination the policy
+// refused is not one: nothing was attempted, and destination_guard.cc counted
+// it in its own counter (sumcache_upstream_refused_destinations_total).
+void count_upstream_failure(ProxyShared& shared, error_code ec);
+
 // The error log's line for an upstream failure answered with `status`.
 void log_upstream_failure(ProxyShared& shared, unsigned status, const Route& route, error_code ec);
 

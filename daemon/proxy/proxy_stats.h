@@ -58,6 +58,9 @@ struct ProxyStats {
   // (400, 501, 505), and responses from upstreams (answered 502).
   std::atomic<std::uint64_t> framing_refused_requests{0};
   std::atomic<std::uint64_t> framing_refused_responses{0};
+  // Upstream responses ended at upstream_read_bound: a chunk line or trailer
+  // section that did not end (FramingErrc::line_too_long).
+  std::atomic<std::uint64_t> upstream_line_too_long{0};
   // The peer object listener (cluster.tls): connections that completed the
   // handshake, and connections or requests refused, by PeerObjectRefusal.
   std::atomic<std::uint64_t> peer_object_connections{0};
@@ -76,6 +79,12 @@ struct ProxyStats {
     upstream_errors.fetch_add(1, std::memory_order_relaxed);
     if (ec.category() == framing_category()) {
       framing_refused_responses.fetch_add(1, std::memory_order_relaxed);
+    }
+    count_line_too_long(ec);
+  }
+  void count_line_too_long(std::error_code ec) {
+    if (ec == FramingErrc::line_too_long) {
+      upstream_line_too_long.fetch_add(1, std::memory_order_relaxed);
     }
   }
 };

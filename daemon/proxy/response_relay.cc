@@ -32,7 +32,7 @@ awaitable<std::pair<error_code, std::size_t>> read_available(Stream& up, Upstrea
     upstream.connection->expires_after(timeout);
     auto [ec, n] = co_await http::async_read_some(up, upstream.buffer, parser, use_nothrow);
     got = chunk.size() - body.size;
-    if (ec && ec != http::error::need_buffer) co_return std::pair{ec, got};
+    if (ec && ec != http::error::need_buffer) co_return std::pair{upstream_read_error(ec), got};
   }
   co_return std::pair{error_code{}, got};
 }
@@ -112,6 +112,7 @@ void note_cut_body(WorkerContext& worker, const UpstreamResponse& upstream, std:
                    const RelayEnd& end) {
   auto& shared = worker.shared;
   shared.stats.upstream_truncated.fetch_add(1, std::memory_order_relaxed);
+  shared.stats.count_line_too_long(end.ec);
   const auto held_back = shared.truncated_log.admit(LogLimiter::Clock::now());
   if (!held_back) return;
   shared.log.warn(

@@ -65,7 +65,7 @@ awaitable<error_code> read_final_head(Stream& up, UpstreamResponse& res,
   for (;;) {
     res.connection->expires_after(limits.upstream_first_byte_timeout_ms);
     auto [ec, n] = co_await http::async_read_header(up, res.buffer, *res.parser, use_nothrow);
-    if (ec) co_return ec;
+    if (ec) co_return upstream_read_error(ec);
     const unsigned status = res.parser->get().result_int();
     if (status >= 200) co_return check_response_framing(res.parser->get().base(), head_method);
     if (status == 101) co_return error_code(http::error::bad_version);  // no Upgrade relay
@@ -178,6 +178,7 @@ awaitable<std::tuple<error_code, std::unique_ptr<UpstreamResponse>>> exchange_wi
     if (ec) co_return std::tuple{ec, nullptr};
     auto res = std::make_unique<UpstreamResponse>();
     res->connection = std::move(connection);
+    res->buffer.max_size(upstream_read_bound(limits.max_header_bytes));
     res->parser.emplace();
     res->parser->body_limit(boost::none);
     if (request.head_method) res->parser->skip(true);
@@ -205,6 +206,11 @@ awaitable<std::tuple<error_code, std::unique_ptr<UpstreamResponse>>> exchange_wi
     worker.shared.log.debug("retrying " + std::string(method) + " to " + request.origin.pool_key() +
                             " on a new connection: " + ec.message());
   }
+}
+
+error_code upstream_read_error(error_code ec) {
+  if (ec == http::error::buffer_overflow) return make_error_code(FramingErrc::line_too_long);
+  return ec;
 }
 
 awaitable<void> finish_upstream(WorkerContext& worker, const config::LimitsConfig& limits,

@@ -18,7 +18,7 @@ namespace sumcache::daemon {
 
 struct UpstreamResponse {
   std::unique_ptr<UpstreamConnection> connection;
-  beast::flat_buffer buffer;
+  beast::flat_buffer buffer;  // at most upstream_read_bound(limits.max_header_bytes)
   // Replaced for each message on the connection: interim 1xx heads come first.
   std::optional<http::response_parser<http::buffer_body>> parser;
   std::chrono::system_clock::time_point request_time;   // RFC 9111 §4.2.3 request_time
@@ -40,6 +40,11 @@ struct UpstreamRequest {
 awaitable<std::tuple<error_code, std::unique_ptr<UpstreamResponse>>> exchange_with_upstream(
     WorkerContext& worker, const config::LimitsConfig& limits, UpstreamRequest& request,
     ClientConnection* client, http::request_parser<http::buffer_body>* body);
+
+// A read on `buffer` that failed at its bound (Beast's buffer_overflow) means
+// the origin sent a chunk line or trailer section that never ended: named
+// FramingErrc::line_too_long. Other errors pass unchanged.
+error_code upstream_read_error(error_code ec);
 
 // Reads and discards the rest of the response body (a 304 has none; an
 // uncacheable error body may), then pools the connection when it allows and

@@ -295,5 +295,15 @@ TEST(MessageFraming, EveryRefusalHasAReasonNamingTheField) {
   }
 }
 
+TEST(MessageFraming, UpstreamReadBoundHoldsAFullTrailerSectionAndARelayRead) {
+  constexpr std::uint64_t kRelayRead = 64 * 1024;
+  for (const std::uint64_t max_header : {1024ULL, 64 * 1024ULL, 1024 * 1024ULL}) {
+    EXPECT_GE(upstream_read_bound(max_header), max_header + 2 * kRelayRead) << max_header;
+    EXPECT_LE(upstream_read_bound(max_header), max_header + 1024 * 1024) << max_header;
+  }
+  EXPECT_EQ(make_error_code(FramingErrc::line_too_long).message(),
+            "a chunk line or trailer section longer than the proxy holds");
+}
+
 }  // namespace
 }  // namespace sumcache::daemon

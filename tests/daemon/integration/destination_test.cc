@@ -131,6 +131,25 @@ TEST_F(DestinationTest, LinkLocalIsRefusedByDefaultWithoutAConnectAttempt) {
             std::string::npos);
 }
 
+TEST_F(DestinationTest, RefusalsCountOnlyAsRefusalsNotAsUpstreamErrors) {
+  ASSERT_TRUE(start_node());
+  // A GET (the cache's path) into the deny list, a POST (the forward path) to our own listener.
+  EXPECT_EQ(get("http://169.254.169.254:8080/latest/meta-data/").status, 403U);
+  HttpClient client({.host = "127.0.0.1", .port = port_, .reuse_connection = false});
+  auto post = client.send({.method = "POST",
+                           .target = "http://127.0.0.1:" + std::to_string(admin_port_) + "/purge",
+                           .headers = {},
+                           .body = "x"});
+  ASSERT_TRUE(post.ok());
+  EXPECT_EQ(post->status, 403U) << post->body;
+  const std::string m = metrics();
+  EXPECT_NE(m.find(R"(sumcache_upstream_refused_destinations_total{reason="denied"} 1)"),
+            std::string::npos);
+  EXPECT_NE(m.find(R"(sumcache_upstream_refused_destinations_total{reason="own_listener"} 1)"),
+            std::string::npos);
+  EXPECT_NE(m.find("\nsumcache_upstream_errors_total 0\n"), std::string::npos) << m;
+}
+
 TEST_F(DestinationTest, ConfiguredDenyListRefusesALoopbackOrigin) {
   ASSERT_TRUE(start_node(R"(["127.0.0.0/8"])"));
   const auto r = get(origin_url("/obj/a?size=10"));
