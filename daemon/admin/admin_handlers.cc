@@ -96,8 +96,8 @@ AdminResponse serve(AdminContext& context, AdminEndpoint endpoint, const Setting
     case AdminEndpoint::metrics:
       return {200, kMetricsContentType, metrics_text(full_snapshot(context)), {}};
     case AdminEndpoint::peers: {
-      auto body = peers_json(context.shared.peer_status ? context.shared.peer_status()
-                                                        : PeerStatusList{});
+      auto body =
+          peers_json(context.shared.peer_status ? context.shared.peer_status() : PeerStatusList{});
       const PeerService* peers =
           context.shared.cache != nullptr ? context.shared.cache->peers() : nullptr;
       if (const auto inv = peers != nullptr ? peers->invalidation_stats() : std::nullopt) {

@@ -229,7 +229,8 @@ void write_invalidations(W& w, const InvalidationStats& inv) {
           inv.tombstones_dropped);
   w.family("sumcache_invalidations_pending", "gauge",
            "This node's purges not yet acknowledged, per peer.");
-  for (const auto& p : inv.peers) w.sample("sumcache_invalidations_pending", {{"peer", p.id}}, p.pending);
+  for (const auto& p : inv.peers)
+    w.sample("sumcache_invalidations_pending", {{"peer", p.id}}, p.pending);
   w.family("sumcache_invalidation_tombstones", "gauge",
            "Keys purged here that some peer has not acknowledged: misses skip the peers.");
   w.sample("sumcache_invalidation_tombstones", {}, inv.tombstones);

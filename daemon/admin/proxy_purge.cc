@@ -23,8 +23,9 @@ awaitable<unsigned> serve_purge_method(WorkerContext& worker, const Settings& se
       cache != nullptr ? cache->purge(route.cache_key) : CacheService::Purged{};
   const std::size_t purged = purge.removed;
   // The answer says where it took effect: the peers' acks, for up to cluster.peer_timeout_ms.
-  const PurgeReach reach =
-      cache != nullptr ? co_await cache->await_reach(purge.sequence, worker.executor) : PurgeReach{};
+  const PurgeReach reach = cache != nullptr
+                               ? co_await cache->await_reach(purge.sequence, worker.executor)
+                               : PurgeReach{};
   worker.shared.log.info("PURGE of " + route.cache_key + " by " + client.address_text + ": " +
                          std::to_string(purged) + " objects removed, acknowledged by " +
                          std::to_string(reach.acked) + " of " + std::to_string(reach.total) +
@@ -34,11 +35,11 @@ awaitable<unsigned> serve_purge_method(WorkerContext& worker, const Settings& se
   res.set(http::field::content_type, "application/json");
   res.set(http::field::cache_control, "no-store");
   res.set(http::field::via, settings.via);
-  res.body() = nlohmann::ordered_json{{"purged", purged},
-                                      {"key", route.cache_key},
-                                      {"nodes", reach_json(reach)}}
-                   .dump() +
-               "\n";
+  res.body() =
+      nlohmann::ordered_json{
+          {"purged", purged}, {"key", route.cache_key}, {"nodes", reach_json(reach)}}
+          .dump() +
+      "\n";
   res.keep_alive(client.keep_alive);
   res.prepare_payload();
   client.stream.expires_after(settings.config.limits.upstream_io_timeout_ms);

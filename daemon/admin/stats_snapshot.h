@@ -4,8 +4,8 @@
 // and /metrics are pure functions of it.
 
 #include <array>
-#include <optional>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>

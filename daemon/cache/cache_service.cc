@@ -9,8 +9,8 @@
 #include "daemon/http/unproven_use.h"
 #include "daemon/http/use_decision.h"
 #include "daemon/http/vary.h"
-#include "daemon/proxy/header_convert.h"
 #include "daemon/peer/peer_service.h"
+#include "daemon/proxy/header_convert.h"
 #include "daemon/proxy/response_relay.h"
 
 namespace sumcache::daemon {

@@ -26,8 +26,8 @@ struct PeerHttpRequest {
   std::uint16_t port = 0;
   std::string target = kSummaryPath;
   std::string body;           // POST: an encoded summary or invalidation message
-  std::string content_type = kSummaryType;  // POST
   std::string from;           // X-Sumcache-Node: this node's id
+  std::string content_type = kSummaryType;  // POST
 };
 
 struct PeerHttpReply {

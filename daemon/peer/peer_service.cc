@@ -255,8 +255,7 @@ awaitable<PurgeReach> PeerService::await_reach(std::uint64_t sequence,
   if (sequence == 0) co_return reach;
   // Acks arrive on the peer thread; polling keeps this free of cross-thread wakeups.
   constexpr auto kPoll = std::chrono::milliseconds(10);
-  const auto deadline =
-      std::chrono::steady_clock::now() + timeout_.load(std::memory_order_relaxed);
+  const auto deadline = std::chrono::steady_clock::now() + timeout_.load(std::memory_order_relaxed);
   asio::steady_timer timer(executor);
   while (!reach.complete() && std::chrono::steady_clock::now() < deadline) {
     timer.expires_after(kPoll);

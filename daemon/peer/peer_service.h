@@ -100,7 +100,7 @@ class PeerService {
   asio::executor_work_guard<asio::io_context::executor_type> guard_;
   std::unique_ptr<SummaryExchange> exchange_;  // summary mode
   std::unique_ptr<IcpAgent> icp_;              // icp mode
-  LogLimiter invalidation_log_;  // purges that cannot be sent, tombstones dropped
+  LogLimiter invalidation_log_;                // purges that cannot be sent, tombstones dropped
   std::thread thread_;
 };
 

@@ -98,9 +98,9 @@ Verdict check_head(const SummaryHead& head, const PeerLimits& limits) {
   const std::uint64_t length = *head.content_length;
   if (invalidations) {
     if (length < protocol::kInvalidationHeaderBytes + head.node->size() + protocol::kTagBytes) {
-      return refuse(400, Refusal::length,
-                    "Content-Length " + std::to_string(length) +
-                        " is shorter than any invalidation message");
+      return refuse(
+          400, Refusal::length,
+          "Content-Length " + std::to_string(length) + " is shorter than any invalidation message");
     }
     if (length > protocol::kMaxInvalidationMessageBytes) {
       return refuse(413, Refusal::too_large,

@@ -188,8 +188,8 @@ Verdict SummaryExchange::admit(const SummaryHead& head, std::size_t& peer) {
     // one at once is not its. Batches are bounded and answered at once, so
     // they take no token of the summary rate.
     if (receiving_invalidations_[peer]) {
-      return {429, Refusal::rate, "an invalidation batch from node " + id + " is being read already",
-              1};
+      return {429, Refusal::rate,
+              "an invalidation batch from node " + id + " is being read already", 1};
     }
     receiving_invalidations_[peer] = 1;
     return {};
@@ -210,8 +210,7 @@ Verdict SummaryExchange::admit(const SummaryHead& head, std::size_t& peer) {
 
 SummaryResponse SummaryExchange::handle(const SummaryRequest& request) {
   if (request.method == http::verb::post) {
-    return request.target == kInvalidationsPath ? receive_invalidations(request)
-                                                : receive(request);
+    return request.target == kInvalidationsPath ? receive_invalidations(request) : receive(request);
   }
   return serve_full(request);
 }
@@ -375,7 +374,7 @@ awaitable<void> SummaryExchange::push_to(std::size_t i, std::shared_ptr<const st
                                          bool full) {
   Peer& peer = table_.at(i);
   PeerHttpRequest req{http::verb::post, peer.config.host, peer.config.peer_port, kSummaryPath,
-                      *message, config_.node.id};
+                      *message,         config_.node.id,  kSummaryType};
   auto [ec, reply] = co_await peer_http_exchange(executor_, std::move(req),
                                                  config_.cluster.peer_timeout_ms,
                                                  tls_client_.get());
@@ -414,8 +413,8 @@ awaitable<void> SummaryExchange::push_to(std::size_t i, std::shared_ptr<const st
 
 awaitable<void> SummaryExchange::pull_from(std::size_t i) {
   Peer& peer = table_.at(i);
-  PeerHttpRequest req{http::verb::get, peer.config.host, peer.config.peer_port, kSummaryPath,
-                      {}, config_.node.id};
+  PeerHttpRequest req{http::verb::get, peer.config.host, peer.config.peer_port, kSummaryPath, {},
+                      config_.node.id, kSummaryType};
   auto [ec, reply] = co_await peer_http_exchange(executor_, std::move(req),
                                                  config_.cluster.peer_timeout_ms,
                                                  tls_client_.get());
@@ -451,8 +450,8 @@ void SummaryExchange::refuse_invalidations(const SummaryRequest& request, const 
     table_.at(*i).counters.messages_rejected.fetch_add(1, std::memory_order_relaxed);
   }
   if (const auto held = invalidation_reject_log_.admit(std::chrono::steady_clock::now())) {
-    log_.warn("peer invalidations from " + request.remote + " (node " +
-              printable_id(request.from) + ") rejected: " + why +
+    log_.warn("peer invalidations from " + request.remote + " (node " + printable_id(request.from) +
+              ") rejected: " + why +
               (*held > 0 ? " (and " + std::to_string(*held) + " more rejected)" : ""));
   }
 }
@@ -549,11 +548,11 @@ awaitable<void> SummaryExchange::invalidation_loop(std::size_t i) {
     const bool again = batch->first_seq == last_first;
     last_first = batch->first_seq;
     std::string body = protocol::encode_invalidations(*batch, config_.cluster.secret);
-    PeerHttpRequest req{http::verb::post, peer.config.host, peer.config.peer_port,
-                        kInvalidationsPath, std::move(body), config_.node.id, kInvalidationsType};
-    auto [ec, reply] = co_await peer_http_exchange(executor_, std::move(req),
-                                                   config_.cluster.peer_timeout_ms,
-                                                   tls_client_.get());
+    PeerHttpRequest req{http::verb::post,   peer.config.host, peer.config.peer_port,
+                        kInvalidationsPath, std::move(body),  config_.node.id,
+                        kInvalidationsType};
+    auto [ec, reply] = co_await peer_http_exchange(
+        executor_, std::move(req), config_.cluster.peer_timeout_ms, tls_client_.get());
     if (stopped_) co_return;
     if (ec) {
       failed(ec.message());

@@ -1,11 +1,10 @@
 #pragma once
 // The peer listener (cluster.peer_listen): peers POST summaries and
-// invalidation batches to it and GET this node's full summary from it. One request per connection. What it
-// checks, in order, before it reads a body byte (docs/peers.md, "What the
-// peer listener accepts"): the source address and the connection cap on
-// accept; the request head within peer_head_timeout_ms (its gate decides
-// from path, method, node id, length and rate); then the message's fixed
-// header (a summary's; an invalidation message, at most 263,264 bytes, is read
+// invalidation batches to it and GET this node's full summary from it. One request per connection.
+// What it checks, in order, before it reads a body byte (docs/peers.md, "What the peer listener
+// accepts"): the source address and the connection cap on accept; the request head within
+// peer_head_timeout_ms (its gate decides from path, method, node id, length and rate); then the
+// message's fixed header (a summary's; an invalidation message, at most 263,264 bytes, is read
 // whole and decoded). Only then is the body read, into a buffer of the checked length.
 
 #include <array>

@@ -4,7 +4,8 @@
 
 namespace sumcache::daemon {
 
-TombstoneTable::TombstoneTable(std::size_t capacity) : capacity_(std::max<std::size_t>(capacity, 1)) {}
+TombstoneTable::TombstoneTable(std::size_t capacity)
+    : capacity_(std::max<std::size_t>(capacity, 1)) {}
 
 bool TombstoneTable::add(std::string key, std::uint64_t sequence) {
   if (const auto it = by_key_.find(key); it != by_key_.end()) {

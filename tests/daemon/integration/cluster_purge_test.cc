@@ -176,7 +176,8 @@ TEST_F(ClusterPurge, APeerDownDuringThePurgeDoesNotServeTheObjectOnceBack) {
   const auto caught_up = std::chrono::steady_clock::now() + std::chrono::seconds(15);
   while (invalidations_of(0, "node-b").value("pending", 99) != 0) {
     ASSERT_LT(std::chrono::steady_clock::now(), caught_up)
-        << invalidations_of(0, "node-b").dump() << "\n" << log_of(0);
+        << invalidations_of(0, "node-b").dump() << "\n"
+        << log_of(0);
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   EXPECT_EQ(local_status(1, path), 504U) << "node-b kept the purged object";
