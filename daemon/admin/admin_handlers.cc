@@ -61,8 +61,9 @@ awaitable<AdminResponse> purge(AdminContext& context, const AdminRequest& reques
   const CacheService::Purged purged =
       cache != nullptr ? cache->purge(target->cache_key) : CacheService::Purged{};
   // The answer says where it took effect: the peers' acks, for up to cluster.peer_timeout_ms.
-  const PurgeReach reach =
-      cache != nullptr ? co_await cache->await_reach(purged.sequence, executor) : PurgeReach{};
+  // Not a co_await inside a conditional expression: GCC 12 destroys its result too early.
+  PurgeReach reach;
+  if (cache != nullptr) reach = co_await cache->await_reach(purged.sequence, executor);
   context.shared.log.info("admin: purge of " + target->cache_key + " by " + request.client_text +
                           ": " + std::to_string(purged.removed) +
                           " objects removed, acknowledged by " + std::to_string(reach.acked) +

@@ -23,9 +23,9 @@ awaitable<unsigned> serve_purge_method(WorkerContext& worker, const Settings& se
       cache != nullptr ? cache->purge(route.cache_key) : CacheService::Purged{};
   const std::size_t purged = purge.removed;
   // The answer says where it took effect: the peers' acks, for up to cluster.peer_timeout_ms.
-  const PurgeReach reach = cache != nullptr
-                               ? co_await cache->await_reach(purge.sequence, worker.executor)
-                               : PurgeReach{};
+  // Not a co_await inside a conditional expression: GCC 12 destroys its result too early.
+  PurgeReach reach;
+  if (cache != nullptr) reach = co_await cache->await_reach(purge.sequence, worker.executor);
   worker.shared.log.info("PURGE of " + route.cache_key + " by " + client.address_text + ": " +
                          std::to_string(purged) + " objects removed, acknowledged by " +
                          std::to_string(reach.acked) + " of " + std::to_string(reach.total) +

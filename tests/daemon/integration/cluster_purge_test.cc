@@ -110,7 +110,7 @@ TEST_F(ClusterPurge, RightAfterAPurgeAMissGoesToTheOriginNotToAPeerStillHoldingI
 
   // PURGE on the proxy port, from an admin.allow address.
   const auto purged = fetch(0, path, {}, "PURGE");
-  EXPECT_EQ(purged.status, 404U) << purged.body;  // node-a itself had nothing
+  EXPECT_EQ(purged.status, 404U) << purged.body << log_of(0);  // node-a itself had nothing
   const Json answer = Json::parse(purged.body, nullptr, false);
   ASSERT_FALSE(answer.is_discarded()) << purged.body;
   EXPECT_EQ(answer["nodes"]["acked"], 2) << purged.body;
@@ -168,7 +168,7 @@ TEST_F(ClusterPurge, APeerDownDuringThePurgeDoesNotServeTheObjectOnceBack) {
   kill_node(1);
 
   const auto purged = purge_at(0, path);
-  ASSERT_EQ(purged.status, 200U) << purged.body;
+  ASSERT_EQ(purged.status, 200U) << purged.body << log_of(0);
   EXPECT_EQ(Json::parse(purged.body)["nodes"]["pending"], Json::array({"node-b"})) << purged.body;
 
   ASSERT_TRUE(start_node(1));
