@@ -4,11 +4,13 @@
 #include "daemon/admin/admin_routes.h"
 #include "daemon/admin/dashboard_page.h"
 #include "daemon/admin/metrics_text.h"
+#include "daemon/admin/purge_answer.h"
 #include "daemon/admin/purge_request.h"
 #include "daemon/admin/stats_collect.h"
 #include "daemon/admin/stats_json.h"
 #include "daemon/admin/token_check.h"
 #include "daemon/cache/cache_service.h"
+#include "daemon/peer/peer_service.h"
 #include "daemon/server/worker.h"
 
 namespace sumcache::daemon {
@@ -50,17 +52,27 @@ AdminResponse readiness(const ProxyShared& shared) {
   return text_response(200, "ready\n");
 }
 
-AdminResponse purge(AdminContext& context, const AdminRequest& request) {
+awaitable<AdminResponse> purge(AdminContext& context, const AdminRequest& request,
+                               asio::any_io_executor executor) {
   std::string why;
   const auto target = parse_purge_body(request.content_type, request.body, why);
-  if (!target) return admin_error(400, why);
+  if (!target) co_return admin_error(400, why);
   CacheService* cache = context.shared.cache;
-  const std::size_t purged = cache != nullptr ? cache->purge(target->cache_key) : 0;
+  const CacheService::Purged purged =
+      cache != nullptr ? cache->purge(target->cache_key) : CacheService::Purged{};
+  // The answer says where it took effect: the peers' acks, for up to cluster.peer_timeout_ms.
+  // Not a co_await inside a conditional expression: GCC 12 destroys its result too early.
+  PurgeReach reach;
+  if (cache != nullptr) reach = co_await cache->await_reach(purged.sequence, executor);
   context.shared.log.info("admin: purge of " + target->cache_key + " by " + request.client_text +
-                          ": " + std::to_string(purged) + " objects removed");
-  const nlohmann::ordered_json body = {
-      {"purged", purged}, {"url", target->url}, {"key", target->cache_key}};
-  return json_response(purged > 0 ? 200 : 404, body);
+                          ": " + std::to_string(purged.removed) +
+                          " objects removed, acknowledged by " + std::to_string(reach.acked) +
+                          " of " + std::to_string(reach.total) + " nodes");
+  const nlohmann::ordered_json body = {{"purged", purged.removed},
+                                       {"url", target->url},
+                                       {"key", target->cache_key},
+                                       {"nodes", reach_json(reach)}};
+  co_return json_response(purged.removed > 0 ? 200 : 404, body);
 }
 
 AdminResponse unauthorized(TokenCheck check) {
@@ -76,8 +88,7 @@ AdminResponse unauthorized(TokenCheck check) {
   return r;
 }
 
-AdminResponse serve(AdminContext& context, AdminEndpoint endpoint, const AdminRequest& request,
-                    const Settings& settings) {
+AdminResponse serve(AdminContext& context, AdminEndpoint endpoint, const Settings& settings) {
   switch (endpoint) {
     case AdminEndpoint::dashboard:
       return {200, "text/html; charset=utf-8", std::string(dashboard_html()), {}};
@@ -85,9 +96,16 @@ AdminResponse serve(AdminContext& context, AdminEndpoint endpoint, const AdminRe
       return json_response(200, stats_json(full_snapshot(context)));
     case AdminEndpoint::metrics:
       return {200, kMetricsContentType, metrics_text(full_snapshot(context)), {}};
-    case AdminEndpoint::peers:
-      return json_response(200, peers_json(context.shared.peer_status ? context.shared.peer_status()
-                                                                      : PeerStatusList{}));
+    case AdminEndpoint::peers: {
+      auto body =
+          peers_json(context.shared.peer_status ? context.shared.peer_status() : PeerStatusList{});
+      const PeerService* peers =
+          context.shared.cache != nullptr ? context.shared.cache->peers() : nullptr;
+      if (const auto inv = peers != nullptr ? peers->invalidation_stats() : std::nullopt) {
+        add_invalidations_json(body, *inv);
+      }
+      return json_response(200, body);
+    }
     case AdminEndpoint::filter:
       return json_response(
           200, filter_json(collect_stats(context.shared, context.window, context.now_seconds())));
@@ -98,7 +116,7 @@ AdminResponse serve(AdminContext& context, AdminEndpoint endpoint, const AdminRe
     case AdminEndpoint::config:
       return json_response(200, config::to_json(settings.config, true));
     case AdminEndpoint::purge:
-      return purge(context, request);
+      break;  // handle_admin: it waits for the peers
   }
   return admin_error(404, "no such admin path");
 }
@@ -111,24 +129,26 @@ AdminResponse admin_error(unsigned status, std::string_view why) {
       status, std::to_string(status) + " " + std::string(reason) + ": " + std::string(why) + "\n");
 }
 
-AdminResponse handle_admin(AdminContext& context, const AdminRequest& request) {
+awaitable<AdminResponse> handle_admin(AdminContext& context, const AdminRequest& request,
+                                      asio::any_io_executor executor) {
   const auto settings = context.shared.settings.get();
   if (!settings->admin_clients.allows(request.client)) {
-    return admin_error(403, "client " + request.client_text + " is not in admin.allow");
+    co_return admin_error(403, "client " + request.client_text + " is not in admin.allow");
   }
   const AdminRoute route = route_admin(request.method, request.target);
-  if (route.status == 404) return admin_error(404, "no such admin path");
+  if (route.status == 404) co_return admin_error(404, "no such admin path");
   if (route.status == 405) {
     AdminResponse r = admin_error(405, request.method + " is not allowed here");
     r.fields.emplace_back("Allow", std::string(route.allow));
-    return r;
+    co_return r;
   }
   if (route.changes_state) {
     const TokenCheck check =
         check_bearer_token(request.authorization, settings->config.admin.token);
-    if (check != TokenCheck::ok) return unauthorized(check);
+    if (check != TokenCheck::ok) co_return unauthorized(check);
   }
-  return serve(context, route.endpoint, request, *settings);
+  if (route.endpoint == AdminEndpoint::purge) co_return co_await purge(context, request, executor);
+  co_return serve(context, route.endpoint, *settings);
 }
 
 }  // namespace sumcache::daemon

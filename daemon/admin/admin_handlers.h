@@ -29,7 +29,9 @@ struct AdminResponse {
   std::vector<std::pair<std::string, std::string>> fields;  // beyond the usual ones
 };
 
-AdminResponse handle_admin(AdminContext& context, const AdminRequest& request);
+// Awaits only for a purge: the peers' acknowledgements, on `executor` (the session's).
+awaitable<AdminResponse> handle_admin(AdminContext& context, const AdminRequest& request,
+                                      asio::any_io_executor executor);
 
 // A text/plain "<status> <reason>: <why>" response, as the proxy's own errors read.
 AdminResponse admin_error(unsigned status, std::string_view why);

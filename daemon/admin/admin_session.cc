@@ -119,7 +119,8 @@ awaitable<void> serve_admin_client(AdminContext& context, tcp::socket socket) {
       version = req.version() == 10 ? 10 : 11;
       head = req.method() == http::verb::head;
       keep_alive = req.keep_alive();
-      response = handle_admin(context, to_request(req, client, client_text));
+      response = co_await handle_admin(context, to_request(req, client, client_text),
+                                       stream.get_executor());
     }
     auto message = to_message(std::move(response), version, keep_alive, head);
     stream.expires_after(limits.client_request_timeout_ms);

@@ -211,6 +211,35 @@ void write_filter(W& w, const StatsSnapshot& s) {
   w.sample("sumcache_filter_refused_removes_total", {}, f.refused_removes);
 }
 
+// Cluster-wide invalidation (docs/peers.md), summary mode only.
+void write_invalidations(W& w, const InvalidationStats& inv) {
+  auto counter = [&w](std::string_view name, std::string_view help, std::uint64_t value) {
+    w.family(name, "counter", help);
+    w.sample(name, {}, value);
+  };
+  counter("sumcache_invalidations_sent_total",
+          "Purges this node posted to peers, one per peer, resends included.", inv.sent);
+  counter("sumcache_invalidations_received_total", "Peers' purges applied here.", inv.received);
+  counter("sumcache_invalidations_acked_total",
+          "This node's purges acknowledged by peers, one per peer.", inv.acked);
+  counter("sumcache_invalidations_refused_total",
+          "Invalidation batches and acks refused (decode, signer, sequence state).", inv.refused);
+  counter("sumcache_invalidation_tombstones_dropped_total",
+          "Purge tombstones dropped at their cap before every peer acknowledged them.",
+          inv.tombstones_dropped);
+  w.family("sumcache_invalidations_pending", "gauge",
+           "This node's purges not yet acknowledged, per peer.");
+  for (const auto& p : inv.peers)
+    w.sample("sumcache_invalidations_pending", {{"peer", p.id}}, p.pending);
+  w.family("sumcache_invalidation_tombstones", "gauge",
+           "Keys purged here that some peer has not acknowledged: misses skip the peers.");
+  w.sample("sumcache_invalidation_tombstones", {}, inv.tombstones);
+  w.family("sumcache_invalidation_unproven_before_seconds", "gauge",
+           "Objects stored before this Unix time revalidate before use (0: none).");
+  w.sample("sumcache_invalidation_unproven_before_seconds", {},
+           static_cast<double>(inv.unproven_before_ms) / 1000.0);
+}
+
 }  // namespace
 
 std::string result_label(CacheResult r) {
@@ -236,6 +265,7 @@ std::string metrics_text(const StatsSnapshot& s) {
   write_filter(w, s);
   write_peer_metrics(w, s.peers);
   if (s.peer_listener_refusals) write_peer_listener_metrics(w, *s.peer_listener_refusals);
+  if (s.invalidations) write_invalidations(w, *s.invalidations);
   return w.text();
 }
 

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "daemon/admin/purge_answer.h"
 #include "daemon/cache/cache_service.h"
 #include "daemon/proxy/forward_flow.h"
 
@@ -18,15 +19,27 @@ awaitable<unsigned> serve_purge_method(WorkerContext& worker, const Settings& se
                                   "PURGE is allowed only from admin.allow networks", version);
   }
   CacheService* cache = worker.shared.cache;
-  const std::size_t purged = cache != nullptr ? cache->purge(route.cache_key) : 0;
+  const CacheService::Purged purge =
+      cache != nullptr ? cache->purge(route.cache_key) : CacheService::Purged{};
+  const std::size_t purged = purge.removed;
+  // The answer says where it took effect: the peers' acks, for up to cluster.peer_timeout_ms.
+  // Not a co_await inside a conditional expression: GCC 12 destroys its result too early.
+  PurgeReach reach;
+  if (cache != nullptr) reach = co_await cache->await_reach(purge.sequence, worker.executor);
   worker.shared.log.info("PURGE of " + route.cache_key + " by " + client.address_text + ": " +
-                         std::to_string(purged) + " objects removed");
+                         std::to_string(purged) + " objects removed, acknowledged by " +
+                         std::to_string(reach.acked) + " of " + std::to_string(reach.total) +
+                         " nodes");
   const auto status = purged > 0 ? http::status::ok : http::status::not_found;
   http::response<http::string_body> res{status, version == 10 ? 10U : 11U};
   res.set(http::field::content_type, "application/json");
   res.set(http::field::cache_control, "no-store");
   res.set(http::field::via, settings.via);
-  res.body() = nlohmann::json{{"purged", purged}, {"key", route.cache_key}}.dump() + "\n";
+  res.body() =
+      nlohmann::ordered_json{
+          {"purged", purged}, {"key", route.cache_key}, {"nodes", reach_json(reach)}}
+          .dump() +
+      "\n";
   res.keep_alive(client.keep_alive);
   res.prepare_payload();
   client.stream.expires_after(settings.config.limits.upstream_io_timeout_ms);

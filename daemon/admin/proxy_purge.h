@@ -1,7 +1,8 @@
 #pragma once
 // The PURGE method on the proxy port, as Squid and Varnish take it: the
 // request's target names the object (its cache key, as a GET would have it),
-// every variant is removed, and the answer is 200 {"purged": n} or 404. Only
+// every variant is removed here and on every peer, and the answer is 200
+// {"purged": n, "key": k, "nodes": {...}} or 404 (docs/peers.md). Only
 // clients in admin.allow may purge (403 for the rest), since anyone who may
 // use the proxy is not thereby trusted to empty its cache; no token, because
 // HTTP clients that send PURGE (varnishadm-style scripts, CDNs) rarely can.

@@ -2,6 +2,7 @@
 
 #include "config/config_json.h"
 #include "daemon/cache/cache_service.h"
+#include "daemon/peer/peer_service.h"
 
 namespace sumcache::daemon {
 namespace {
@@ -98,6 +99,9 @@ StatsSnapshot collect_stats(ProxyShared& shared, const RateWindow& window, std::
     s.store = store.stats();
     s.filter = store.filter_stats();
     s.filter_hash = store.hash_id();
+    if (const PeerService* peers = shared.cache->peers()) {
+      s.invalidations = peers->invalidation_stats();
+    }
   }
   if (shared.peer_status) s.peers = shared.peer_status();
   if (shared.peer_listener_refusals) s.peer_listener_refusals = shared.peer_listener_refusals();

@@ -161,6 +161,16 @@ json peers_json(const PeerStatusList& peers) {
   return {{"peers", list}};
 }
 
+void add_invalidations_json(json& peers, const InvalidationStats& stats) {
+  for (auto& p : peers["peers"]) {
+    for (const InvalidationPeerStatus& i : stats.peers) {
+      if (p["id"] != i.id) continue;
+      p["invalidations"] = {
+          {"sent", i.sent}, {"acked_through", i.acked_through}, {"pending", i.pending}};
+    }
+  }
+}
+
 json filter_json(const StatsSnapshot& s) {
   const FilterStats& f = s.filter;
   const FilterFigures fig = filter_figures(f);

@@ -11,6 +11,9 @@ namespace sumcache::daemon {
 
 nlohmann::ordered_json stats_json(const StatsSnapshot& s);
 nlohmann::ordered_json peers_json(const PeerStatusList& peers);
+// Adds to each peer of a peers_json answer its "invalidations": sent,
+// acked_through and pending (docs/peers.md, "Cluster-wide invalidation").
+void add_invalidations_json(nlohmann::ordered_json& peers, const InvalidationStats& stats);
 nlohmann::ordered_json filter_json(const StatsSnapshot& s);
 
 // The figures /filter derives from FilterStats, shared with /metrics.

@@ -4,8 +4,8 @@
 // and /metrics are pure functions of it.
 
 #include <array>
-#include <optional>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,6 +13,7 @@
 #include "daemon/admin/latency_histogram.h"
 #include "daemon/admin/rate_window.h"
 #include "daemon/admin/request_metrics.h"
+#include "daemon/peer/cluster_invalidations.h"
 #include "daemon/peer/listener_refusals.h"
 #include "daemon/peer/peer_status.h"
 #include "daemon/proxy/proxy_stats.h"
@@ -74,6 +75,7 @@ struct StatsSnapshot {
   UpstreamPoolStats upstream;  // summed over the workers' pools
   PeerStatusList peers;
   std::optional<RefusalCounts> peer_listener_refusals;  // summary mode only
+  std::optional<InvalidationStats> invalidations;       // summary mode only
 
   std::uint64_t result(CacheResult r) const { return results[static_cast<std::size_t>(r)]; }
 };

@@ -6,8 +6,10 @@
 #include "daemon/cache/hit_writer.h"
 #include "daemon/http/cacheability.h"
 #include "daemon/http/invalidation.h"
+#include "daemon/http/unproven_use.h"
 #include "daemon/http/use_decision.h"
 #include "daemon/http/vary.h"
+#include "daemon/peer/peer_service.h"
 #include "daemon/proxy/header_convert.h"
 #include "daemon/proxy/response_relay.h"
 
@@ -45,7 +47,7 @@ awaitable<unsigned> CacheService::serve(WorkerContext& worker, const Settings& s
   r.hash = store_.hash_key(route.cache_key);
   if (!r.directives.no_store) {
     if (auto c = find_candidate(r)) {
-      const UseResult use = decide_use(c->meta.freshness, c->meta.directives, r.directives, r.now);
+      const UseResult use = use_of(r, *c);
       switch (use.decision) {
         case UseDecision::serve_fresh:
           co_return co_await serve_stored(r, *c, use.age, CacheResult::hit);
@@ -93,6 +95,15 @@ std::optional<Candidate> CacheService::find_candidate(const CacheRequest& r) {
   return found;
 }
 
+UseResult CacheService::use_of(const CacheRequest& r, const Candidate& c) const {
+  const UseResult use = decide_use(c.meta.freshness, c.meta.directives, r.directives, r.now);
+  if (peers_ == nullptr ||
+      !is_unproven(c.meta.freshness.response_time, peers_->unproven_before_ms())) {
+    return use;
+  }
+  return unproven_use(use, c.meta.freshness.has_validator, r.directives.only_if_cached);
+}
+
 awaitable<unsigned> CacheService::serve_stored(CacheRequest& r, const Candidate& c,
                                                std::chrono::seconds age, CacheResult result) {
   std::shared_ptr<const std::string> body = c.object->body;
@@ -124,7 +135,7 @@ awaitable<unsigned> CacheService::fetch(CacheRequest& r, const Candidate* stale,
       co_await ticket.wait->async_wait(use_nothrow);
       r.now = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
       if (auto c = find_candidate(r)) {
-        const UseResult use = decide_use(c->meta.freshness, c->meta.directives, r.directives, r.now);
+        const UseResult use = use_of(r, *c);
         if (use.decision == UseDecision::serve_fresh) {
           co_return co_await serve_stored(r, *c, use.age, CacheResult::collapsed_hit);
         }
@@ -208,8 +219,22 @@ void CacheService::invalidate_after_unsafe(std::string_view method, const Route&
   }
   for (const auto& key : invalidation_keys(method,
                                            static_cast<int>(result.status), route.uri, response)) {
-    store_.remove(key);
+    purge(key);
   }
+}
+
+CacheService::Purged CacheService::purge(std::string_view key) {
+  Purged out;
+  // The tombstone first: from then on a miss on the key skips the peers.
+  if (peers_ != nullptr) out.sequence = peers_->invalidate(key);
+  out.removed = store_.remove(key);
+  return out;
+}
+
+awaitable<PurgeReach> CacheService::await_reach(std::uint64_t sequence,
+                                                asio::any_io_executor executor) {
+  if (peers_ == nullptr) co_return PurgeReach{};
+  co_return co_await peers_->await_reach(sequence, std::move(executor));
 }
 
 }  // namespace sumcache::daemon

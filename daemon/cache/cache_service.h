@@ -9,7 +9,9 @@
 
 #include "daemon/cache/inflight_table.h"
 #include "daemon/http/freshness.h"
+#include "daemon/http/use_decision.h"
 #include "daemon/log/access_log.h"
+#include "daemon/peer/purge_reach.h"
 #include "daemon/proxy/forward_flow.h"
 #include "daemon/store/store.h"
 
@@ -41,17 +43,29 @@ class CacheService {
                             ClientConnection& client,
                             http::request_parser<http::buffer_body>& parser, const Route& route,
                             AccessRecord& record, bool store_only = false);
-  // RFC 9111 §4.4, after an unsafe method got a 2xx or 3xx.
+  // RFC 9111 §4.4, after an unsafe method got a 2xx or 3xx: here and, with
+  // peers, on every peer (docs/peers.md, "Cluster-wide invalidation").
   void invalidate_after_unsafe(std::string_view method, const Route& route,
                                const ForwardResult& result);
-  // Removes every variant stored under key; returns how many.
-  std::size_t purge(std::string_view key) { return store_.remove(key); }
+  struct Purged {
+    std::size_t removed = 0;     // variants removed here
+    std::uint64_t sequence = 0;  // the purge's sequence to the peers; 0: not sent
+  };
+  // Removes every variant stored under key, and sends the purge to every peer.
+  Purged purge(std::string_view key);
+  // Where purge `sequence` has taken effect: waits for the peers'
+  // acknowledgements up to cluster.peer_timeout_ms, on `executor`.
+  awaitable<PurgeReach> await_reach(std::uint64_t sequence, asio::any_io_executor executor);
   Store& store() { return store_; }
   // Misses ask these peers before the origin; null: no cluster.
   void set_peers(PeerService* peers) { peers_ = peers; }
+  PeerService* peers() const { return peers_; }
 
  private:
   std::optional<Candidate> find_candidate(const CacheRequest& r);
+  // decide_use, and a response this node cannot prove current (a peer's
+  // purges it may have missed) is never served or handed to a peer unchecked.
+  UseResult use_of(const CacheRequest& r, const Candidate& c) const;
   awaitable<unsigned> serve_stored(CacheRequest& r, const Candidate& c, std::chrono::seconds age,
                                    CacheResult result);
   awaitable<unsigned> fetch(CacheRequest& r, const Candidate* stale, bool may_collapse);

@@ -4,7 +4,8 @@
 // the object left the peer since its last update), counted, and the next peer
 // or the origin follows. With a cluster secret every request carries
 // Sumcache-Peer-Auth (docs/protocol.md), which the peer checks before its store;
-// with cluster.tls it travels over TLS to the peer's object listener.
+// with cluster.tls it travels over TLS to the peer's object listener. A key
+// this node purged is not asked of peers until every peer acknowledged the purge.
 
 #include "daemon/cache/cache_request.h"
 #include "daemon/cache/cache_service.h"
@@ -53,6 +54,9 @@ config::LimitsConfig peer_limits(const config::Config& config) {
 }  // namespace
 
 awaitable<std::optional<unsigned>> CacheService::fetch_from_peers(CacheRequest& r) {
+  // Purged here and not yet acknowledged by every peer: a peer may still hold
+  // the old copy, and it must not come back (docs/peers.md).
+  if (peers_->tombstoned(r.route.cache_key)) co_return std::nullopt;
   const PeerCandidates candidates = co_await peers_->candidates(r.route.cache_key, r.hash);
   auto& stats = r.worker.shared.stats;
   const config::LimitsConfig limits = peer_limits(r.settings.config);

@@ -16,7 +16,7 @@ awaitable<error_code> exchange_on(Stream& stream, PeerHttpRequest& request, Peer
   req.set(http::field::user_agent, "sumcached-peer");
   if (!request.from.empty()) req.set("X-Sumcache-Node", request.from);
   if (request.method == http::verb::post) {
-    req.set(http::field::content_type, kSummaryType);
+    req.set(http::field::content_type, request.content_type);
     req.body() = std::move(request.body);
   }
   req.keep_alive(false);

@@ -14,6 +14,9 @@ namespace sumcache::daemon {
 
 inline constexpr const char* kSummaryPath = "/sumcache/v1/summary";
 inline constexpr const char* kSummaryType = "application/vnd.sumcache.summary";
+// Invalidation messages (docs/protocol.md): a batch POSTed, its ack the answer.
+inline constexpr const char* kInvalidationsPath = "/sumcache/v1/invalidations";
+inline constexpr const char* kInvalidationsType = "application/octet-stream";
 // The largest summary message a peer listener reads or a pull accepts.
 inline constexpr std::size_t kMaxSummaryBytes = 64u << 20;
 
@@ -22,8 +25,9 @@ struct PeerHttpRequest {
   std::string host;
   std::uint16_t port = 0;
   std::string target = kSummaryPath;
-  std::string body;           // POST: an encoded summary message
+  std::string body;           // POST: an encoded summary or invalidation message
   std::string from;           // X-Sumcache-Node: this node's id
+  std::string content_type = kSummaryType;  // POST
 };
 
 struct PeerHttpReply {

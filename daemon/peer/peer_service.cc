@@ -206,3 +206,68 @@ PeerStatusList PeerService::status() const {
 }
 
 }  // namespace sumcache::daemon
+
+namespace sumcache::daemon {
+
+std::uint64_t PeerService::invalidate(std::string_view key) {
+  if (!exchange_) return 0;
+  const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  const AddedPurge added =
+      exchange_->invalidations().add_url(std::string(key), static_cast<std::uint64_t>(now_ms));
+  if (added.sequence == 0 || added.tombstone_dropped) {
+    if (const auto held = invalidation_log_.admit(LogLimiter::Clock::now())) {
+      std::string line =
+          added.sequence == 0
+              ? "purge of " + std::string(key.substr(0, 256)) +
+                    " not sent to peers: the key is longer than an invalidation carries"
+              : "purge tombstones over their cap: the oldest dropped, so a peer that has not "
+                "acknowledged it may serve that key again";
+      if (*held > 0) line += " (and " + std::to_string(*held) + " more)";
+      log_.warn(line);
+    }
+    if (added.sequence == 0) return 0;
+  }
+  asio::post(io_, [this] {
+    if (exchange_) exchange_->wake_invalidation_senders();
+  });
+  return added.sequence;
+}
+
+bool PeerService::tombstoned(std::string_view key) const {
+  return exchange_ && exchange_->invalidations().tombstoned(key);
+}
+
+std::int64_t PeerService::unproven_before_ms() const {
+  return exchange_ ? exchange_->invalidations().unproven_before_ms() : 0;
+}
+
+awaitable<PurgeReach> PeerService::await_reach(std::uint64_t sequence,
+                                               asio::any_io_executor executor) {
+  if (!exchange_) {
+    std::vector<PeerAcked> none;
+    for (std::size_t i = 0; i < table_.size(); ++i) none.push_back({table_.at(i).config.id, 0});
+    co_return purge_reach(0, none);
+  }
+  ClusterInvalidations& inv = exchange_->invalidations();
+  PurgeReach reach = inv.reach(sequence);
+  if (sequence == 0) co_return reach;
+  // Acks arrive on the peer thread; polling keeps this free of cross-thread wakeups.
+  constexpr auto kPoll = std::chrono::milliseconds(10);
+  const auto deadline = std::chrono::steady_clock::now() + timeout_.load(std::memory_order_relaxed);
+  asio::steady_timer timer(executor);
+  while (!reach.complete() && std::chrono::steady_clock::now() < deadline) {
+    timer.expires_after(kPoll);
+    co_await timer.async_wait(use_nothrow);
+    reach = inv.reach(sequence);
+  }
+  co_return reach;
+}
+
+std::optional<InvalidationStats> PeerService::invalidation_stats() const {
+  if (!exchange_) return std::nullopt;
+  return exchange_->invalidations().stats();
+}
+
+}  // namespace sumcache::daemon

@@ -15,8 +15,10 @@
 #include <thread>
 
 #include "config/config.h"
+#include "daemon/log/log_limiter.h"
 #include "daemon/log/logger.h"
 #include "daemon/net/asio.h"
+#include "daemon/peer/cluster_invalidations.h"
 #include "daemon/peer/listener_refusals.h"
 #include "daemon/peer/peer_table.h"
 #include "daemon/store/store.h"
@@ -61,6 +63,22 @@ class PeerService {
   void apply_live(const config::Config& config);
   const std::string& node_id() const { return node_id_; }
 
+  // Cluster-wide invalidation (summary mode; docs/peers.md). Any thread.
+  // Sends the purge of cache key `key` to every peer and puts up its
+  // tombstone; returns its sequence, 0 when it cannot be sent (icp mode, or a
+  // key longer than the format carries).
+  std::uint64_t invalidate(std::string_view key);
+  // A purge of this node's for `key` that some peer has not acknowledged:
+  // misses on it skip the peers.
+  bool tombstoned(std::string_view key) const;
+  // Stored responses received before this (ms since the Unix epoch; 0: none)
+  // are unproven: a peer's purges this node missed may have named them.
+  std::int64_t unproven_before_ms() const;
+  // Where purge `sequence` has taken effect, once every peer acknowledged it
+  // or after cluster.peer_timeout_ms; waits on `executor` (the caller's).
+  awaitable<PurgeReach> await_reach(std::uint64_t sequence, asio::any_io_executor executor);
+  std::optional<InvalidationStats> invalidation_stats() const;
+
  private:
   // ICP has no exchange to learn a peer's health from: every second, a peer
   // that left queries unanswered and answered none fails once (down after
@@ -82,6 +100,7 @@ class PeerService {
   asio::executor_work_guard<asio::io_context::executor_type> guard_;
   std::unique_ptr<SummaryExchange> exchange_;  // summary mode
   std::unique_ptr<IcpAgent> icp_;              // icp mode
+  LogLimiter invalidation_log_;                // purges that cannot be sent, tombstones dropped
   std::thread thread_;
 };
 

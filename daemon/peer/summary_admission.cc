@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "daemon/peer/peer_http.h"
+#include "protocol/invalidation_header.h"
+#include "protocol/invalidation_message.h"
 #include "protocol/message_bounds.h"
 #include "protocol/node_id.h"
 #include "protocol/wire_header.h"
@@ -67,8 +69,14 @@ std::string printable_id(std::string_view id) {
   return out;
 }
 
+bool is_invalidations(const SummaryHead& head) { return head.target == kInvalidationsPath; }
+
 Verdict check_head(const SummaryHead& head, const PeerLimits& limits) {
-  if (head.target != kSummaryPath) return refuse(404, Refusal::route, "no such path");
+  const bool invalidations = is_invalidations(head);
+  if (head.target != kSummaryPath && !invalidations) {
+    return refuse(404, Refusal::route, "no such path");
+  }
+  if (invalidations && head.method != http::verb::post) return refuse(405, Refusal::route, "POST");
   if (head.method != http::verb::get && head.method != http::verb::post) {
     return refuse(405, Refusal::route, "GET or POST");
   }
@@ -88,6 +96,20 @@ Verdict check_head(const SummaryHead& head, const PeerLimits& limits) {
     return refuse(411, Refusal::length, "Content-Length required, without Transfer-Encoding");
   }
   const std::uint64_t length = *head.content_length;
+  if (invalidations) {
+    if (length < protocol::kInvalidationHeaderBytes + head.node->size() + protocol::kTagBytes) {
+      return refuse(
+          400, Refusal::length,
+          "Content-Length " + std::to_string(length) + " is shorter than any invalidation message");
+    }
+    if (length > protocol::kMaxInvalidationMessageBytes) {
+      return refuse(413, Refusal::too_large,
+                    "Content-Length " + std::to_string(length) +
+                        " is over the largest invalidation message (" +
+                        std::to_string(protocol::kMaxInvalidationMessageBytes) + " bytes)");
+    }
+    return {};
+  }
   if (length < kFixedHeaderBytes + head.node->size() + protocol::kTagBytes) {
     return refuse(400, Refusal::length,
                   "Content-Length " + std::to_string(length) + " is shorter than any summary");

@@ -36,7 +36,12 @@ struct PeerLimits {
   std::uint64_t max_message = 0;  // protocol::message_bound for it
 };
 
-// Path and method, then the node id, then (POST) the length against `limits`.
+// Whether the head is for the invalidations route (POST only) rather than summaries.
+bool is_invalidations(const SummaryHead& head);
+
+// Path and method, then the node id, then (POST) the length: a summary's
+// against `limits`, an invalidation message's against
+// protocol::kMaxInvalidationMessageBytes.
 Verdict check_head(const SummaryHead& head, const PeerLimits& limits);
 
 // The id as a log line may show it: quoted, non-printable bytes as \xNN, cut

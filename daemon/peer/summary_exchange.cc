@@ -7,8 +7,10 @@
 #include "daemon/peer/peer_sources.h"
 #include "protocol/decode.h"
 #include "protocol/encode.h"
+#include "protocol/invalidation_message.h"
 #include "protocol/message_bounds.h"
 #include "protocol/node_id.h"
+#include "protocol/peer_auth.h"
 #include "protocol/protocol_error.h"
 
 namespace sumcache::daemon {
@@ -56,6 +58,26 @@ SummaryListenerLimits listener_limits(const config::ClusterConfig& c, std::size_
   return l;
 }
 
+std::vector<std::string> peer_ids(const PeerTable& table) {
+  std::vector<std::string> ids;
+  for (std::size_t i = 0; i < table.size(); ++i) ids.push_back(table.at(i).config.id);
+  return ids;
+}
+
+std::int64_t wall_ms() {
+  return std::chrono::duration_cast<milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// The clocks of a cluster agree within this (NTP; as for peer object requests,
+// docs/protocol.md): a time on a peer's clock is taken as up to this much later here.
+constexpr std::int64_t kClockAllowanceMs = protocol::kPeerAuthWindowSeconds * 1000;
+
+// Retries of a batch to a peer that did not answer: from 250 ms, doubling, at most 4 s.
+constexpr milliseconds kFirstRetry{250};
+constexpr milliseconds kMaxRetry{4000};
+
 }  // namespace
 
 SummaryExchange::SummaryExchange(asio::any_io_executor executor, const config::Config& config,
@@ -81,7 +103,13 @@ SummaryExchange::SummaryExchange(asio::any_io_executor executor, const config::C
       receiving_(table.size(), 0),
       buckets_(table.size(),
                TokenBucket(config.cluster.peer_summary_rate, config.cluster.peer_summary_burst)),
-      max_filter_bits_(peer_filter_bits(config.cluster, store.filter_stats().m)) {}
+      max_filter_bits_(peer_filter_bits(config.cluster, store.filter_stats().m)),
+      invalidations_(config.node.id, epoch_, peer_ids(table)),
+      sequences_(table.size()),
+      receiving_invalidations_(table.size(), 0),
+      invalidation_idle_(table.size(), 0) {
+  for (std::size_t i = 0; i < table.size(); ++i) invalidation_timers_.emplace_back(executor);
+}
 
 bool SummaryExchange::listen(std::string& failed) {
   if (tls_server_ && !load_cluster_tls(*tls_server_, *tls_client_, config_.cluster.tls, failed)) {
@@ -109,12 +137,16 @@ bool SummaryExchange::listen(std::string& failed) {
 void SummaryExchange::start() {
   listener_.start();
   asio::co_spawn(executor_, publish_loop(), asio::detached);
+  for (std::size_t i = 0; i < table_.size(); ++i) {
+    asio::co_spawn(executor_, invalidation_loop(i), asio::detached);
+  }
 }
 
 void SummaryExchange::stop() {
   stopped_ = true;
   listener_.stop();
   timer_.cancel();
+  for (auto& t : invalidation_timers_) t.cancel();
 }
 
 protocol::SummaryInfo SummaryExchange::info() const {
@@ -151,6 +183,17 @@ Verdict SummaryExchange::admit(const SummaryHead& head, std::size_t& peer) {
   peer = *i;
   if (head.method != http::verb::post) return {};
   const std::string id = printable_id(*head.node);
+  if (is_invalidations(head)) {
+    // A sender has one batch in flight to a peer (docs/protocol.md): a second
+    // one at once is not its. Batches are bounded and answered at once, so
+    // they take no token of the summary rate.
+    if (receiving_invalidations_[peer]) {
+      return {429, Refusal::rate,
+              "an invalidation batch from node " + id + " is being read already", 1};
+    }
+    receiving_invalidations_[peer] = 1;
+    return {};
+  }
   // A peer pushes one summary at a time: a second one at once is not its.
   if (receiving_[peer]) {
     return {429, Refusal::rate, "a summary from node " + id + " is being read already", 1};
@@ -166,7 +209,9 @@ Verdict SummaryExchange::admit(const SummaryHead& head, std::size_t& peer) {
 }
 
 SummaryResponse SummaryExchange::handle(const SummaryRequest& request) {
-  if (request.method == http::verb::post) return receive(request);
+  if (request.method == http::verb::post) {
+    return request.target == kInvalidationsPath ? receive_invalidations(request) : receive(request);
+  }
   return serve_full(request);
 }
 
@@ -329,7 +374,7 @@ awaitable<void> SummaryExchange::push_to(std::size_t i, std::shared_ptr<const st
                                          bool full) {
   Peer& peer = table_.at(i);
   PeerHttpRequest req{http::verb::post, peer.config.host, peer.config.peer_port, kSummaryPath,
-                      *message, config_.node.id};
+                      *message,         config_.node.id,  kSummaryType};
   auto [ec, reply] = co_await peer_http_exchange(executor_, std::move(req),
                                                  config_.cluster.peer_timeout_ms,
                                                  tls_client_.get());
@@ -368,8 +413,8 @@ awaitable<void> SummaryExchange::push_to(std::size_t i, std::shared_ptr<const st
 
 awaitable<void> SummaryExchange::pull_from(std::size_t i) {
   Peer& peer = table_.at(i);
-  PeerHttpRequest req{http::verb::get, peer.config.host, peer.config.peer_port, kSummaryPath,
-                      {}, config_.node.id};
+  PeerHttpRequest req{http::verb::get, peer.config.host, peer.config.peer_port, kSummaryPath, {},
+                      config_.node.id, kSummaryType};
   auto [ec, reply] = co_await peer_http_exchange(executor_, std::move(req),
                                                  config_.cluster.peer_timeout_ms,
                                                  tls_client_.get());
@@ -393,6 +438,151 @@ awaitable<void> SummaryExchange::pull_from(std::size_t i) {
     co_return;
   }
   apply(i, *message);
+}
+
+}  // namespace sumcache::daemon
+
+namespace sumcache::daemon {
+
+void SummaryExchange::refuse_invalidations(const SummaryRequest& request, const std::string& why) {
+  invalidations_.count_refused();
+  if (const auto i = table_.find(request.from)) {
+    table_.at(*i).counters.messages_rejected.fetch_add(1, std::memory_order_relaxed);
+  }
+  if (const auto held = invalidation_reject_log_.admit(std::chrono::steady_clock::now())) {
+    log_.warn("peer invalidations from " + request.remote + " (node " + printable_id(request.from) +
+              ") rejected: " + why +
+              (*held > 0 ? " (and " + std::to_string(*held) + " more rejected)" : ""));
+  }
+}
+
+SummaryResponse SummaryExchange::receive_invalidations(const SummaryRequest& request) {
+  auto batch = protocol::decode_invalidations(
+      request.body, [this](std::string_view id) { return secret_for(id); });
+  if (!batch) {
+    refuse_invalidations(request, batch.error().message());
+    const bool auth = batch.error() == protocol::InvalidationErrc::bad_tag ||
+                      batch.error() == protocol::InvalidationErrc::unknown_node;
+    return answer(auth ? 401 : 400, batch.error().message() + "\n");
+  }
+  // The secret is the cluster's: the signer must be the node the head named.
+  if (batch->node_id != request.from) {
+    const std::string why = "the batch is signed by node " + printable_id(batch->node_id);
+    refuse_invalidations(request, why);
+    return answer(400, why + "\n");
+  }
+  const std::size_t i = *table_.find(batch->node_id);  // decode found its secret: a peer
+  const protocol::SequenceDecision d = sequences_[i].accept(*batch);
+  const std::int64_t now = wall_ms();
+  if (d.verdict == protocol::SequenceVerdict::new_epoch) {
+    // The sender restarted: what it assigned and we never got is lost with it,
+    // so nothing stored before now is proven current.
+    invalidations_.raise_unproven_before(now);
+    log_.info("peer " + batch->node_id + " restarted (invalidation epoch " +
+              std::to_string(batch->epoch) + "): objects stored before now revalidate");
+  } else if (d.verdict == protocol::SequenceVerdict::missed) {
+    invalidations_.raise_unproven_before(static_cast<std::int64_t>(*batch->missed_until_ms) +
+                                         kClockAllowanceMs);
+    log_.info("peer " + batch->node_id + " dropped invalidations this node never got: objects " +
+              "stored before its time " + std::to_string(*batch->missed_until_ms) +
+              " ms (+30 s) revalidate");
+  }
+  std::size_t applied = 0;
+  if (d.verdict != protocol::SequenceVerdict::gap &&
+      d.verdict != protocol::SequenceVerdict::duplicate) {
+    for (std::size_t e = d.skip; e < batch->entries.size(); ++e) {
+      const protocol::Invalidation& inv = batch->entries[e];
+      if (inv.kind == protocol::InvalidationKind::url) {
+        store_.remove(inv.value);  // its key leaves the counting filter: the next summary drops it
+      } else {
+        // Tags and prefixes are not indexed here yet: whatever was stored
+        // before the purge (on the sender's clock) may be named by it.
+        invalidations_.raise_unproven_before(static_cast<std::int64_t>(inv.time_ms) +
+                                             kClockAllowanceMs);
+      }
+      ++applied;
+    }
+  }
+  invalidations_.count_received(applied);
+  if (log_.enabled(LogLevel::debug)) {
+    log_.debug("invalidations " + std::to_string(batch->first_seq) + ".." +
+               std::to_string(batch->last_seq()) + " from " + batch->node_id + ": " +
+               protocol::to_string(d.verdict) + ", acked through " +
+               std::to_string(d.acked_through));
+  }
+  SummaryResponse r{200, {}, kInvalidationsType, {}};
+  r.body = protocol::encode_invalidation_ack(
+      {config_.node.id, batch->node_id, batch->epoch, d.acked_through}, config_.cluster.secret);
+  return r;
+}
+
+void SummaryExchange::wake_invalidation_senders() {
+  for (std::size_t i = 0; i < invalidation_timers_.size(); ++i) {
+    if (invalidation_idle_[i]) invalidation_timers_[i].cancel();
+  }
+}
+
+awaitable<void> SummaryExchange::invalidation_loop(std::size_t i) {
+  Peer& peer = table_.at(i);
+  asio::steady_timer& timer = invalidation_timers_[i];
+  milliseconds retry{0};
+  std::uint64_t last_first = 0;  // where the previous batch started
+  const auto failed = [&](const std::string& why) {
+    retry = std::clamp(retry * 2, kFirstRetry, kMaxRetry);
+    if (const auto held = invalidation_send_log_.admit(std::chrono::steady_clock::now())) {
+      log_.warn("invalidations to peer " + peer.config.id + ": " + why + "; retry in " +
+                std::to_string(retry.count()) + " ms" +
+                (*held > 0 ? " (and " + std::to_string(*held) + " more failures)" : ""));
+    }
+  };
+  while (!stopped_) {
+    auto batch = invalidations_.batch_for(peer.config.id);
+    if (!batch) {
+      // Until a purge wakes it (wake_invalidation_senders), or stop().
+      invalidation_idle_[i] = 1;
+      timer.expires_after(std::chrono::hours(24));
+      co_await timer.async_wait(use_nothrow);
+      invalidation_idle_[i] = 0;
+      continue;
+    }
+    const bool again = batch->first_seq == last_first;
+    last_first = batch->first_seq;
+    std::string body = protocol::encode_invalidations(*batch, config_.cluster.secret);
+    PeerHttpRequest req{http::verb::post,   peer.config.host, peer.config.peer_port,
+                        kInvalidationsPath, std::move(body),  config_.node.id,
+                        kInvalidationsType};
+    auto [ec, reply] = co_await peer_http_exchange(
+        executor_, std::move(req), config_.cluster.peer_timeout_ms, tls_client_.get());
+    if (stopped_) co_return;
+    if (ec) {
+      failed(ec.message());
+    } else if (reply.status != 200) {
+      failed("answered " + std::to_string(reply.status) + " " + reply.body);
+    } else {
+      invalidations_.count_sent(i, batch->entries.size());
+      auto ack = protocol::decode_invalidation_ack(
+          reply.body, [this](std::string_view id) { return secret_for(id); });
+      if (!ack) {
+        invalidations_.count_refused();
+        failed("ack rejected: " + ack.error().message());
+      } else if (ack->node_id != peer.config.id) {
+        invalidations_.count_refused();
+        failed("ack signed by node " + printable_id(ack->node_id));
+      } else if (const auto outcome = invalidations_.ack(*ack);
+                 outcome != protocol::AckOutcome::accepted) {
+        failed(std::string("ack refused: ") + protocol::to_string(outcome));
+      } else if (again && ack->acked_through < batch->first_seq) {
+        failed("no progress: acknowledged through " + std::to_string(ack->acked_through) +
+               " twice");
+      } else {
+        // Accepted, lower than the batch or not: a resend request goes at once.
+        retry = milliseconds{0};
+        continue;
+      }
+    }
+    timer.expires_after(retry);
+    co_await timer.async_wait(use_nothrow);
+  }
 }
 
 }  // namespace sumcache::daemon

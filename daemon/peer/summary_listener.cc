@@ -190,13 +190,22 @@ awaitable<void> SummaryListener::serve_request(Stream& stream, const std::string
                          {},
                          remote};
   if (request.method == http::verb::post) {
+    const bool invalidations = is_invalidations(head);
     struct Hold {
       SummaryGate& gate;
       std::size_t peer;
-      ~Hold() { gate.body_done(peer); }
-    } hold{gate_, peer};
+      bool invalidations;
+      ~Hold() { gate.body_done(peer, invalidations); }
+    } hold{gate_, peer, invalidations};
     beast::get_lowest_layer(stream).expires_after(limits_.timeout);
-    co_await receive_body(stream, buffer, remote, request, *length, peer);
+    if (invalidations) {
+      // At most kMaxInvalidationMessageBytes (check_head): read whole, then decoded.
+      std::string body(*length, '\0');
+      if (auto ec = co_await read_exact(stream, buffer, body.data(), body.size())) co_return;
+      request.body = std::move(body);
+    } else {
+      co_await receive_body(stream, buffer, remote, request, *length, peer);
+    }
     if (request.body.size() != *length) co_return;  // refused or cut short: answered or closed
   }
   SummaryResponse out = gate_.handle(request);

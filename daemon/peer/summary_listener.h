@@ -1,11 +1,11 @@
 #pragma once
-// The peer listener (cluster.peer_listen): peers POST summaries to it and GET
-// this node's full summary from it. One request per connection. What it
-// checks, in order, before it reads a body byte (docs/peers.md, "What the
-// peer listener accepts"): the source address and the connection cap on
-// accept; the request head within peer_head_timeout_ms (its gate decides
-// from path, method, node id, length and rate); then the message's fixed
-// header. Only then is the body read, into a buffer of the checked length.
+// The peer listener (cluster.peer_listen): peers POST summaries and
+// invalidation batches to it and GET this node's full summary from it. One request per connection.
+// What it checks, in order, before it reads a body byte (docs/peers.md, "What the peer listener
+// accepts"): the source address and the connection cap on accept; the request head within
+// peer_head_timeout_ms (its gate decides from path, method, node id, length and rate); then the
+// message's fixed header (a summary's; an invalidation message, at most 263,264 bytes, is read
+// whole and decoded). Only then is the body read, into a buffer of the checked length.
 
 #include <array>
 #include <functional>
@@ -44,12 +44,12 @@ class SummaryGate {
  public:
   virtual ~SummaryGate() = default;
   // check_head with the named peer's limits, then (POST) its rate and whether
-  // a body of it is being read already. A POST let on holds `peer` until
-  // body_done(peer).
+  // a body of it for the same route is being read already. A POST let on
+  // holds `peer` until body_done(peer, is_invalidations(head)).
   virtual Verdict admit(const SummaryHead& head, std::size_t& peer) = 0;
   virtual std::uint64_t max_filter_bits(std::size_t peer) const = 0;
   virtual SummaryResponse handle(const SummaryRequest& request) = 0;
-  virtual void body_done(std::size_t peer) = 0;
+  virtual void body_done(std::size_t peer, bool invalidations) = 0;
 };
 
 struct SummaryListenerLimits {

@@ -8,6 +8,7 @@
 #include "daemon/peer/peer_http.h"
 #include "filters/bloom_filter.h"
 #include "protocol/encode.h"
+#include "protocol/invalidation_message.h"
 #include "protocol/message_bounds.h"
 #include "protocol/wire_header.h"
 
@@ -69,6 +70,40 @@ TEST(CheckHead, APostNeedsALengthWithinThePeersBound) {
   EXPECT_EQ(over.status, 413U);
   EXPECT_EQ(over.reason, Refusal::too_large);
   EXPECT_EQ(check_head(post(50'000'000), kPeer).status, 413U);
+}
+
+SummaryHead invalidations(std::optional<std::uint64_t> length, std::string_view node = "node-b") {
+  SummaryHead h = post(length, node);
+  h.target = kInvalidationsPath;
+  return h;
+}
+
+TEST(CheckHead, InvalidationsArePostedOnly) {
+  EXPECT_TRUE(is_invalidations(invalidations(100)));
+  EXPECT_FALSE(is_invalidations(post(100)));
+  EXPECT_FALSE(check_head(invalidations(100), kPeer));
+  SummaryHead get = invalidations(std::nullopt);
+  get.method = http::verb::get;
+  EXPECT_EQ(check_head(get, kPeer).status, 405U);
+  EXPECT_EQ(check_head(get, kPeer).reason, Refusal::route);
+}
+
+TEST(CheckHead, InvalidationsComeFromAPeer) {
+  EXPECT_EQ(check_head(invalidations(100), {}).status, 403U);
+  EXPECT_EQ(check_head(invalidations(100, "bad id"), kPeer).status, 400U);
+}
+
+TEST(CheckHead, AnInvalidationBatchIsBoundedByItsFormatNotByThePeersSummaries) {
+  EXPECT_EQ(check_head(invalidations(std::nullopt), kPeer).status, 411U);
+  // A header (44 bytes), the node id and the tag at least.
+  EXPECT_EQ(check_head(invalidations(44 + 6 + 31), kPeer).status, 400U);
+  EXPECT_FALSE(check_head(invalidations(44 + 6 + 32), kPeer));
+  // The summary bound of this peer (1 MiB here) does not apply; the format's does.
+  const PeerLimits tiny{true, 100};
+  EXPECT_FALSE(check_head(invalidations(protocol::kMaxInvalidationMessageBytes), tiny));
+  const Verdict over = check_head(invalidations(protocol::kMaxInvalidationMessageBytes + 1), kPeer);
+  EXPECT_EQ(over.status, 413U);
+  EXPECT_EQ(over.reason, Refusal::too_large);
 }
 
 TEST(PrintableId, QuotesEscapesAndCuts) {

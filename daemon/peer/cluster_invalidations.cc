@@ -1,0 +1,100 @@
+#include "daemon/peer/cluster_invalidations.h"
+
+namespace sumcache::daemon {
+
+ClusterInvalidations::ClusterInvalidations(std::string node_id, std::uint64_t epoch,
+                                           std::vector<std::string> peers,
+                                           std::size_t max_tombstones)
+    : peers_(std::move(peers)),
+      outbox_(std::move(node_id), epoch),
+      tombstones_(max_tombstones),
+      sent_(peers_.size(), 0) {
+  for (const auto& p : peers_) outbox_.add_peer(p, 0);
+}
+
+AddedPurge ClusterInvalidations::add_url(std::string key, std::uint64_t time_ms) {
+  std::lock_guard lock(mutex_);
+  auto sequence = outbox_.add({protocol::InvalidationKind::url, time_ms, key});
+  if (!sequence) return {};
+  // Without peers nothing waits for an acknowledgement.
+  if (peers_.empty()) return {*sequence, false};
+  const bool dropped = tombstones_.add(std::move(key), *sequence);
+  if (dropped) ++tombstones_dropped_;
+  return {*sequence, dropped};
+}
+
+bool ClusterInvalidations::tombstoned(std::string_view key) const {
+  std::lock_guard lock(mutex_);
+  return tombstones_.covers(key);
+}
+
+std::optional<protocol::InvalidationBatch> ClusterInvalidations::batch_for(
+    std::string_view peer) const {
+  std::lock_guard lock(mutex_);
+  return outbox_.batch_for(peer);
+}
+
+protocol::AckOutcome ClusterInvalidations::ack(const protocol::InvalidationAck& ack) {
+  std::lock_guard lock(mutex_);
+  const std::uint64_t before = outbox_.acked_through(ack.node_id).value_or(0);
+  const protocol::AckOutcome outcome = outbox_.ack(ack);
+  if (outcome != protocol::AckOutcome::accepted) {
+    ++refused_;
+    return outcome;
+  }
+  if (ack.acked_through > before) acked_ += ack.acked_through - before;
+  tombstones_.release_through(outbox_.acked_by_all());
+  return outcome;
+}
+
+void ClusterInvalidations::count_sent(std::size_t peer, std::size_t invalidations) {
+  std::lock_guard lock(mutex_);
+  if (peer < sent_.size()) sent_[peer] += invalidations;
+}
+
+void ClusterInvalidations::count_received(std::size_t invalidations) {
+  std::lock_guard lock(mutex_);
+  received_ += invalidations;
+}
+
+void ClusterInvalidations::count_refused() {
+  std::lock_guard lock(mutex_);
+  ++refused_;
+}
+
+void ClusterInvalidations::raise_unproven_before(std::int64_t ms) {
+  std::int64_t held = unproven_before_ms_.load(std::memory_order_relaxed);
+  while (held < ms &&
+         !unproven_before_ms_.compare_exchange_weak(held, ms, std::memory_order_relaxed)) {
+  }
+}
+
+PurgeReach ClusterInvalidations::reach(std::uint64_t sequence) const {
+  std::vector<PeerAcked> acked;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& p : peers_) acked.push_back({p, outbox_.acked_through(p).value_or(0)});
+  }
+  return purge_reach(sequence, acked);
+}
+
+InvalidationStats ClusterInvalidations::stats() const {
+  InvalidationStats s;
+  std::lock_guard lock(mutex_);
+  for (std::size_t i = 0; i < peers_.size(); ++i) {
+    InvalidationPeerStatus p{peers_[i], sent_[i], outbox_.acked_through(peers_[i]).value_or(0),
+                             outbox_.pending(peers_[i])};
+    s.sent += p.sent;
+    s.pending += p.pending;
+    s.peers.push_back(std::move(p));
+  }
+  s.received = received_;
+  s.acked = acked_;
+  s.refused = refused_;
+  s.tombstones = tombstones_.size();
+  s.tombstones_dropped = tombstones_dropped_;
+  s.unproven_before_ms = unproven_before_ms();
+  return s;
+}
+
+}  // namespace sumcache::daemon
