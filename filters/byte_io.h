@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -14,6 +15,15 @@ template <class T>
 void put_le(std::vector<std::uint8_t>& out, T value) {
   for (std::size_t i = 0; i < sizeof(T); ++i) {
     out.push_back(static_cast<std::uint8_t>(value >> (8 * i)));
+  }
+}
+
+// The same into a message being built as bytes of a string (the wire protocols).
+template <class T>
+  requires std::is_unsigned_v<T>
+void put_le(std::string& out, T value) {
+  for (std::size_t i = 0; i < sizeof(T); ++i) {
+    out.push_back(static_cast<char>(static_cast<std::uint8_t>(value >> (8 * i))));
   }
 }
 

@@ -6,30 +6,19 @@
 #include "filters/byte_io.h"
 
 namespace sumcache::protocol {
-namespace {
-
-template <class T>
-void put(std::string& out, T value) {
-  for (std::size_t i = 0; i < sizeof(T); ++i) {
-    out.push_back(static_cast<char>(static_cast<std::uint8_t>(value >> (8 * i))));
-  }
-}
-
-}  // namespace
-
 void append_invalidation_header(std::string& out, const InvalidationHeader& h) {
-  put(out, kInvalidationMagic);
-  put(out, h.version);
-  put(out, h.min_version);
-  put(out, h.header_bytes);
-  put(out, h.kind);
-  put(out, h.node_id_bytes);
-  put(out, h.count);
-  put(out, h.flags);
-  put(out, h.epoch);
-  put(out, h.sequence);
-  put(out, h.missed_until_ms);
-  put(out, h.payload_bytes);
+  filters::put_le(out, kInvalidationMagic);
+  filters::put_le(out, h.version);
+  filters::put_le(out, h.min_version);
+  filters::put_le(out, h.header_bytes);
+  filters::put_le(out, h.kind);
+  filters::put_le(out, h.node_id_bytes);
+  filters::put_le(out, h.count);
+  filters::put_le(out, h.flags);
+  filters::put_le(out, h.epoch);
+  filters::put_le(out, h.sequence);
+  filters::put_le(out, h.missed_until_ms);
+  filters::put_le(out, h.payload_bytes);
 }
 
 InvalidationHeader read_invalidation_header(std::string_view bytes) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "filters/byte_io.h"
 #include "protocol/invalidation_header.h"
 #include "protocol/message_tag.h"
 
@@ -31,13 +32,6 @@ bool valid_value(std::string_view value) {
 // first_seq >= 1 and first_seq + count - 1 representable; count >= 1.
 bool valid_sequences(std::uint64_t first_seq, std::uint64_t count) {
   return first_seq != 0 && count != 0 && first_seq <= kMaxSequence - (count - 1);
-}
-
-template <class T>
-void put(std::string& out, T value) {
-  for (std::size_t i = 0; i < sizeof(T); ++i) {
-    out.push_back(static_cast<char>(static_cast<std::uint8_t>(value >> (8 * i))));
-  }
 }
 
 std::uint64_t le_at(std::string_view bytes, std::size_t offset, std::size_t width) {
@@ -199,9 +193,9 @@ std::string encode_invalidations(const InvalidationBatch& batch, std::string_vie
   h.missed_until_ms = batch.missed_until_ms.value_or(0);
   std::string payload;
   for (const auto& entry : batch.entries) {
-    put(payload, static_cast<std::uint8_t>(entry.kind));
-    put(payload, entry.time_ms);
-    put(payload, static_cast<std::uint16_t>(entry.value.size()));
+    filters::put_le(payload, static_cast<std::uint8_t>(entry.kind));
+    filters::put_le(payload, entry.time_ms);
+    filters::put_le(payload, static_cast<std::uint16_t>(entry.value.size()));
     payload += entry.value;
   }
   return seal(h, batch.node_id, payload, secret);

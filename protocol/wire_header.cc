@@ -6,37 +6,26 @@
 #include "filters/byte_io.h"
 
 namespace sumcache::protocol {
-namespace {
-
-template <class T>
-void put(std::string& out, T value) {
-  for (std::size_t i = 0; i < sizeof(T); ++i) {
-    out.push_back(static_cast<char>(static_cast<std::uint8_t>(value >> (8 * i))));
-  }
-}
-
-}  // namespace
-
 void append_header(std::string& out, const WireHeader& h) {
-  put(out, kMagic);
-  put(out, h.version);
-  put(out, h.min_version);
-  put(out, h.header_bytes);
-  put(out, h.kind);
-  put(out, h.compression);
-  put(out, h.hash_id);
-  put(out, h.node_id_bytes);
-  put(out, h.rice_parameter);
-  put(out, h.flags);
-  put(out, h.k);
-  put(out, h.seed);
-  put(out, h.epoch);
-  put(out, h.sequence);
-  put(out, h.base_sequence);
-  put(out, h.m);
-  put(out, h.entries);
-  put(out, h.payload_count);
-  put(out, h.payload_bytes);
+  filters::put_le(out, kMagic);
+  filters::put_le(out, h.version);
+  filters::put_le(out, h.min_version);
+  filters::put_le(out, h.header_bytes);
+  filters::put_le(out, h.kind);
+  filters::put_le(out, h.compression);
+  filters::put_le(out, h.hash_id);
+  filters::put_le(out, h.node_id_bytes);
+  filters::put_le(out, h.rice_parameter);
+  filters::put_le(out, h.flags);
+  filters::put_le(out, h.k);
+  filters::put_le(out, h.seed);
+  filters::put_le(out, h.epoch);
+  filters::put_le(out, h.sequence);
+  filters::put_le(out, h.base_sequence);
+  filters::put_le(out, h.m);
+  filters::put_le(out, h.entries);
+  filters::put_le(out, h.payload_count);
+  filters::put_le(out, h.payload_bytes);
 }
 
 WireHeader read_header(std::string_view bytes) {

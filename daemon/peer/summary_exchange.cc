@@ -440,10 +440,6 @@ awaitable<void> SummaryExchange::pull_from(std::size_t i) {
   apply(i, *message);
 }
 
-}  // namespace sumcache::daemon
-
-namespace sumcache::daemon {
-
 void SummaryExchange::refuse_invalidations(const SummaryRequest& request, const std::string& why) {
   invalidations_.count_refused();
   if (const auto i = table_.find(request.from)) {
@@ -557,7 +553,9 @@ awaitable<void> SummaryExchange::invalidation_loop(std::size_t i) {
     if (ec) {
       failed(ec.message());
     } else if (reply.status != 200) {
-      failed("answered " + std::to_string(reply.status) + " " + reply.body);
+      // The answer's first line at most: a peer's text goes into our log.
+      failed("answered " + std::to_string(reply.status) + " " +
+             reply.body.substr(0, std::min<std::size_t>(reply.body.find('\n'), 200)));
     } else {
       invalidations_.count_sent(i, batch->entries.size());
       auto ack = protocol::decode_invalidation_ack(
