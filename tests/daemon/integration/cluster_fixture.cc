@@ -178,13 +178,15 @@ bool ClusterTest::wait_for_access(std::size_t node, const std::string& needle,
 bool ClusterTest::wait_for_deliveries(std::size_t from, std::size_t to, std::size_t n) {
   const std::string line = "delivered to " + nodes_[to].id;
   const std::size_t start = count_matches(log_of(from), line);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  // Longer than the longest retry backoff (12.8 s, peer_table.cc): a node
+  // started before its peer may have failed often enough to wait that long.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
   while (std::chrono::steady_clock::now() < deadline) {
     if (count_matches(log_of(from), line) >= start + n) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   ADD_FAILURE() << nodes_[from].id << " delivered no summaries to " << nodes_[to].id << ":\n"
-                << log_of(from);
+                << log_of(from) << "\n/peers: " << admin(from, "/peers").body;
   return false;
 }
 
