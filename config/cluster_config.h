@@ -21,6 +21,16 @@ struct ClusterTlsConfig {
   friend bool operator==(const ClusterTlsConfig&, const ClusterTlsConfig&) = default;
 };
 
+// cluster.discovery (docs/peers.md, "Live membership"): the peers are the
+// addresses a DNS name resolves to (or an /etc/hosts-style file lists),
+// looked up again every interval_ms; each is reached on this node's own ports.
+struct DiscoveryConfig {
+  std::string name;                 // empty: no discovery
+  std::filesystem::path hosts_file; // empty: DNS (A and AAAA)
+  std::chrono::milliseconds interval_ms{5000};
+  friend bool operator==(const DiscoveryConfig&, const DiscoveryConfig&) = default;
+};
+
 struct ClusterConfig {
   Sharing sharing = Sharing::none;
   std::string secret;                 // inline, or read from secret_file by load_config_file
@@ -36,6 +46,9 @@ struct ClusterConfig {
   std::chrono::milliseconds summary_expiry_ms{60000};  // an older summary attracts no requests
   std::chrono::milliseconds peer_timeout_ms{2000};
   bool store_peer_hits = true;  // false is Squid's proxy-only
+  // A peer down this long leaves the directory (a discovered one the table); 0: never.
+  std::chrono::milliseconds peer_grace_ms{300000};
+  DiscoveryConfig discovery;
   // The peer listener's guards (docs/peers.md, "What the peer listener accepts").
   std::uint32_t peer_max_connections = 0;  // 0: 2 per peer + 4
   std::chrono::milliseconds peer_head_timeout_ms{1000};

@@ -51,6 +51,18 @@ void read_peer_allow(ObjectReader& r, std::vector<std::string>& out) {
   });
 }
 
+void read_discovery(ObjectReader& r, DiscoveryConfig& out) {
+  r.read("name", out.name);
+  r.read("hosts_file", out.hosts_file);
+  r.read("interval_ms", out.interval_ms, 100, kHourMs);
+  if (!out.name.empty()) require(r.path_of("name"), check_host(out.name));
+  if (!out.hosts_file.empty() && out.name.empty()) {
+    throw ConfigError(r.path_of("hosts_file"), "needs discovery.name: the name to look up in it");
+  }
+}
+
+}  // namespace
+
 PeerConfig read_peer(const Json& value, const std::string& path) {
   PeerConfig peer;
   ObjectReader::read_object(value, path, [&](ObjectReader& r) {
@@ -69,8 +81,6 @@ PeerConfig read_peer(const Json& value, const std::string& path) {
   });
   return peer;
 }
-
-}  // namespace
 
 std::string check_cluster_secret(const std::string& secret) {
   if (secret.size() >= kMinSecretBytes) return {};
@@ -103,6 +113,8 @@ void read_cluster(ObjectReader& r, ClusterConfig& out) {
   r.read("summary_expiry_ms", out.summary_expiry_ms, 1000, kDayMs);
   r.read("peer_timeout_ms", out.peer_timeout_ms, 1, kHourMs);
   r.read("store_peer_hits", out.store_peer_hits);
+  r.read("peer_grace_ms", out.peer_grace_ms, 0, kDayMs);
+  r.section("discovery", [&](ObjectReader& d) { read_discovery(d, out.discovery); });
   r.read_integer("peer_max_connections", out.peer_max_connections, 0, 100000);
   r.read("peer_head_timeout_ms", out.peer_head_timeout_ms, 10, 60000);
   r.read("peer_summary_rate", out.peer_summary_rate, 0.1, 1000.0);
@@ -115,6 +127,10 @@ void read_cluster(ObjectReader& r, ClusterConfig& out) {
   read_peer_allow(r, out.peer_allow);
   r.section("tls", [&](ObjectReader& tls) { read_cluster_tls(tls, out.tls); });
   check_secret_source(r, out);
+  if (!out.discovery.name.empty() && out.sharing != Sharing::summary) {
+    throw ConfigError("$.cluster.discovery.name",
+                      "needs sharing \"summary\": discovered peers join at runtime");
+  }
   if (out.summary_expiry_ms <= out.update_max_interval_ms) {
     throw ConfigError(r.path_of("summary_expiry_ms"),
                       "must be greater than update_max_interval_ms (" +

@@ -34,6 +34,7 @@ constexpr std::string_view kLiveFields[] = {
     "$.cluster.peer_timeout_ms",
     "$.cluster.store_peer_hits",
     "$.peers[*].weight",
+    "$.cluster.peer_grace_ms",
 };
 
 void diff(const Json& a, const Json& b, const std::string& path, std::vector<std::string>& out) {
@@ -93,6 +94,11 @@ std::vector<std::string> changed_paths(const Config& running, const Config& next
 std::vector<std::string> restart_required_changes(const Config& running, const Config& next) {
   std::vector<std::string> paths = changed_paths(running, next);
   std::erase_if(paths, is_live);
+  // Summary mode's peers join and leave at runtime (docs/peers.md, "Live
+  // membership"); ICP's agent holds its peers from the start.
+  if (running.cluster.sharing == Sharing::summary && next.cluster.sharing == Sharing::summary) {
+    std::erase_if(paths, [](const std::string& p) { return p.starts_with("$.peers"); });
+  }
   return paths;
 }
 

@@ -26,6 +26,8 @@ void read_log(ObjectReader& r, LogConfig& out);
 
 void read_cluster(ObjectReader& r, ClusterConfig& out);
 void read_peers(const Json& value, const std::string& path, std::vector<PeerConfig>& out);
+// One peers[] entry (also the admin's POST /peers body); ConfigError names the field.
+PeerConfig read_peer(const Json& value, const std::string& path);
 // The summary secret authenticates peers' messages: refuse one short enough to guess.
 std::string check_cluster_secret(const std::string& secret);
 

@@ -1,6 +1,7 @@
 #include "daemon/admin/admin_handlers.h"
 
 #include "config/config_json.h"
+#include "config/peer_entry.h"
 #include "daemon/admin/admin_routes.h"
 #include "daemon/admin/dashboard_page.h"
 #include "daemon/admin/metrics_text.h"
@@ -75,6 +76,42 @@ awaitable<AdminResponse> purge(AdminContext& context, const AdminRequest& reques
   co_return json_response(purged.removed > 0 ? 200 : 404, body);
 }
 
+// POST /peers and DELETE /peers/ID (docs/admin.md): live membership, until
+// the next restart or a reload that changes the same id in the file.
+awaitable<AdminResponse> change_peers(AdminContext& context, const AdminRequest& request,
+                                      const AdminRoute& route) {
+  PeerService* peers = context.shared.cache != nullptr ? context.shared.cache->peers() : nullptr;
+  if (peers == nullptr) {
+    co_return admin_error(409, "this node runs no cluster: cluster.sharing is \"none\"");
+  }
+  std::string id(route.peer_id);
+  MembershipResult result;
+  if (route.endpoint == AdminEndpoint::peer_add) {
+    const std::string_view type = std::string_view(request.content_type)
+                                      .substr(0, request.content_type.find(';'));
+    if (!type.empty() && type != "application/json") {
+      co_return admin_error(415, "the body is a peers[] entry: Content-Type application/json");
+    }
+    std::string why;
+    auto peer = config::parse_peer_entry(request.body, why);
+    if (!peer) co_return admin_error(400, "not a peers[] entry: " + why);
+    id = peer->id;
+    result = co_await peers->add_peer(std::move(*peer));
+  } else {
+    result = co_await peers->remove_peer(id);
+  }
+  context.shared.log.info("admin: " + std::string(route.endpoint == AdminEndpoint::peer_add
+                                                      ? "add"
+                                                      : "remove") +
+                          " peer " + id.substr(0, 64) + " by " + request.client_text + ": " +
+                          std::to_string(result.status) + " " + result.reason);
+  if (result.status >= 400) co_return admin_error(result.status, result.reason);
+  const nlohmann::ordered_json body = {
+      {route.endpoint == AdminEndpoint::peer_add ? "added" : "removed", id},
+      {"peers", peers->table().size()}};
+  co_return json_response(result.status, body);
+}
+
 AdminResponse unauthorized(TokenCheck check) {
   if (check == TokenCheck::not_configured) return admin_error(403, "no admin token configured");
   AdminResponse r = admin_error(401, check == TokenCheck::missing
@@ -116,7 +153,9 @@ AdminResponse serve(AdminContext& context, AdminEndpoint endpoint, const Setting
     case AdminEndpoint::config:
       return json_response(200, config::to_json(settings.config, true));
     case AdminEndpoint::purge:
-      break;  // handle_admin: it waits for the peers
+    case AdminEndpoint::peer_add:
+    case AdminEndpoint::peer_remove:
+      break;  // handle_admin: they wait for the peers or the peer thread
   }
   return admin_error(404, "no such admin path");
 }
@@ -148,6 +187,9 @@ awaitable<AdminResponse> handle_admin(AdminContext& context, const AdminRequest&
     if (check != TokenCheck::ok) co_return unauthorized(check);
   }
   if (route.endpoint == AdminEndpoint::purge) co_return co_await purge(context, request, executor);
+  if (route.endpoint == AdminEndpoint::peer_add || route.endpoint == AdminEndpoint::peer_remove) {
+    co_return co_await change_peers(context, request, route);
+  }
   co_return serve(context, route.endpoint, *settings);
 }
 

@@ -7,31 +7,48 @@ namespace {
 
 struct PathEntry {
   std::string_view path;
-  AdminEndpoint endpoint;
-  bool changes_state;
+  AdminEndpoint endpoint;  // for GET and HEAD
+  bool readable;
+  std::string_view write_method;  // the state-changing method; empty: none
+  AdminEndpoint write_endpoint;
+  std::string_view allow;
 };
 
+using E = AdminEndpoint;
 constexpr std::array<PathEntry, 9> kPaths = {{
-    {"/", AdminEndpoint::dashboard, false},
-    {"/stats", AdminEndpoint::stats, false},
-    {"/metrics", AdminEndpoint::metrics, false},
-    {"/peers", AdminEndpoint::peers, false},
-    {"/filter", AdminEndpoint::filter, false},
-    {"/healthz", AdminEndpoint::healthz, false},
-    {"/readyz", AdminEndpoint::readyz, false},
-    {"/config", AdminEndpoint::config, false},
-    {"/purge", AdminEndpoint::purge, true},
+    {"/", E::dashboard, true, {}, E::dashboard, "GET, HEAD"},
+    {"/stats", E::stats, true, {}, E::stats, "GET, HEAD"},
+    {"/metrics", E::metrics, true, {}, E::metrics, "GET, HEAD"},
+    {"/peers", E::peers, true, "POST", E::peer_add, "GET, HEAD, POST"},
+    {"/filter", E::filter, true, {}, E::filter, "GET, HEAD"},
+    {"/healthz", E::healthz, true, {}, E::healthz, "GET, HEAD"},
+    {"/readyz", E::readyz, true, {}, E::readyz, "GET, HEAD"},
+    {"/config", E::config, true, {}, E::config, "GET, HEAD"},
+    {"/purge", E::purge, false, "POST", E::purge, "POST"},
 }};
+
+constexpr std::string_view kPeerPrefix = "/peers/";
 
 }  // namespace
 
 AdminRoute route_admin(std::string_view method, std::string_view target) {
   const std::string_view path = target.substr(0, target.find('?'));
+  if (path.starts_with(kPeerPrefix)) {
+    // DELETE /peers/ID: one path segment after the prefix.
+    const std::string_view id = path.substr(kPeerPrefix.size());
+    if (id.empty() || id.find('/') != std::string_view::npos) return {};
+    AdminRoute route{200, E::peer_remove, "DELETE", true, id};
+    if (method != "DELETE") route.status = 405;
+    return route;
+  }
   for (const PathEntry& e : kPaths) {
     if (e.path != path) continue;
-    AdminRoute route{200, e.endpoint, e.changes_state ? "POST" : "GET, HEAD", e.changes_state};
-    const bool allowed = e.changes_state ? method == "POST" : (method == "GET" || method == "HEAD");
-    if (!allowed) route.status = 405;
+    AdminRoute route{405, e.endpoint, e.allow, false, {}};
+    if (e.readable && (method == "GET" || method == "HEAD")) {
+      route.status = 200;
+    } else if (!e.write_method.empty() && method == e.write_method) {
+      route = {200, e.write_endpoint, e.allow, true, {}};
+    }
     return route;
   }
   return {};

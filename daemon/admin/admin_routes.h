@@ -1,7 +1,8 @@
 #pragma once
 // Which admin endpoint a request line names, and what the method rules say:
 // a pure decision, so the 404/405 rules are tested without sockets. Reads
-// take GET and HEAD; the one state-changing path, /purge, takes POST.
+// take GET and HEAD; the state-changing ones, POST /purge, POST /peers and
+// DELETE /peers/ID (docs/admin.md), need the bearer token.
 
 #include <string_view>
 
@@ -16,7 +17,9 @@ enum class AdminEndpoint {
   healthz,
   readyz,
   config,
-  purge
+  purge,
+  peer_add,     // POST /peers
+  peer_remove,  // DELETE /peers/ID
 };
 
 struct AdminRoute {
@@ -24,6 +27,7 @@ struct AdminRoute {
   AdminEndpoint endpoint = AdminEndpoint::dashboard;
   std::string_view allow;      // the Allow field for a 405 (RFC 9110 §15.5.6)
   bool changes_state = false;  // needs the bearer token
+  std::string_view peer_id;    // peer_remove: the ID of /peers/ID, as written
 };
 
 // `target`: the request-target; its query, if any, is ignored.

@@ -240,6 +240,25 @@ void write_invalidations(W& w, const InvalidationStats& inv) {
            static_cast<double>(inv.unproven_before_ms) / 1000.0);
 }
 
+// Live membership (docs/peers.md).
+void write_membership(W& w, const MembershipStats& m) {
+  auto counter = [&w](std::string_view name, std::string_view help, std::uint64_t value) {
+    w.family(name, "counter", help);
+    w.sample(name, {}, value);
+  };
+  counter("sumcache_peers_joined_total",
+          "Peers added after start: reload, admin call, discovery.", m.joined);
+  counter("sumcache_peers_left_total", "Peers removed after start.", m.left);
+  counter("sumcache_peer_joins_refused_total",
+          "Peers not added: invalid, duplicate, own id, or the table full (64).", m.join_refused);
+  counter("sumcache_peer_grace_drops_total",
+          "Peers down past cluster.peer_grace_ms: their summary left the directory.",
+          m.grace_drops);
+  counter("sumcache_discovery_failures_total",
+          "cluster.discovery lookups that failed or timed out (the peers stay as they were).",
+          m.discovery_failures);
+}
+
 }  // namespace
 
 std::string result_label(CacheResult r) {
@@ -266,6 +285,7 @@ std::string metrics_text(const StatsSnapshot& s) {
   write_peer_metrics(w, s.peers);
   if (s.peer_listener_refusals) write_peer_listener_metrics(w, *s.peer_listener_refusals);
   if (s.invalidations) write_invalidations(w, *s.invalidations);
+  if (s.membership) write_membership(w, *s.membership);
   return w.text();
 }
 

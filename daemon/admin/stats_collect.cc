@@ -101,6 +101,7 @@ StatsSnapshot collect_stats(ProxyShared& shared, const RateWindow& window, std::
     s.filter_hash = store.hash_id();
     if (const PeerService* peers = shared.cache->peers()) {
       s.invalidations = peers->invalidation_stats();
+      s.membership = peers->membership_stats();
     }
   }
   if (shared.peer_status) s.peers = shared.peer_status();

@@ -133,6 +133,7 @@ json peers_json(const PeerStatusList& peers) {
          {"host", p.host},
          {"http_port", p.http_port},
          {"peer_port", p.peer_port},
+         {"source", to_string(p.source)},
          {"state", to_string(p.state)},
          {"has_summary", p.has_summary},
          {"summary_epoch", p.summary_epoch},

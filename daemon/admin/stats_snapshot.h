@@ -76,6 +76,7 @@ struct StatsSnapshot {
   PeerStatusList peers;
   std::optional<RefusalCounts> peer_listener_refusals;  // summary mode only
   std::optional<InvalidationStats> invalidations;       // summary mode only
+  std::optional<MembershipStats> membership;            // with a cluster
 
   std::uint64_t result(CacheResult r) const { return results[static_cast<std::size_t>(r)]; }
 };

@@ -94,9 +94,12 @@ int run_daemon(config::Config config, const std::string& config_path) {
   CacheService cache(**store, cache_policy(config));
   Server server(config, config_path, log, access_log, &cache);
   std::unique_ptr<PeerService> peers;
-  if (config.cluster.sharing != config::Sharing::none && !config.peers.empty()) {
+  if (runs_cluster(config)) {
     peers = std::make_unique<PeerService>(config, **store, log);
     cache.set_peers(peers.get());
+    peers->on_sources([&server](std::optional<AccessList> sources) {
+      server.set_peer_sources(std::move(sources));
+    });
     server.on_reload([&peers](const config::Config& c) { peers->apply_live(c); });
     server.shared().peer_status = [&peers] { return peers->status(); };
     if (config.cluster.sharing == config::Sharing::summary) {

@@ -61,8 +61,9 @@ awaitable<std::optional<unsigned>> CacheService::fetch_from_peers(CacheRequest& 
   auto& stats = r.worker.shared.stats;
   const config::LimitsConfig limits = peer_limits(r.settings.config);
   for (std::size_t c = 0; c < candidates.count; ++c) {
-    const std::size_t i = candidates.order[c];
-    const config::PeerConfig& peer = peers_->peer(i);
+    // Held for the exchange: a peer removed meanwhile stays valid until it ends.
+    Peer& candidate = *candidates.peers[c];
+    const config::PeerConfig& peer = candidate.config;
     UpstreamRequest up{
         peer_origin(r.settings.config, peer), {}, peer_head(r, peers_->node_id()), false, {}};
     stats.peer_requests.fetch_add(1, std::memory_order_relaxed);
@@ -72,7 +73,7 @@ awaitable<std::optional<unsigned>> CacheService::fetch_from_peers(CacheRequest& 
         std::chrono::steady_clock::now() - start);
     if (ec) {
       stats.peer_errors.fetch_add(1, std::memory_order_relaxed);
-      peers_->report(i, PeerOutcome::error, rtt, ec.message());
+      peers_->report(candidate, PeerOutcome::error, rtt, ec.message());
       r.worker.shared.log.info("peer " + peer.id + " did not answer for " + r.route.cache_key +
                                ": " + ec.message());
       continue;
@@ -82,7 +83,7 @@ awaitable<std::optional<unsigned>> CacheService::fetch_from_peers(CacheRequest& 
     // Whatever the peer had stored is a hit, whatever its status; an answer of
     // its own (X-Cache: ERROR: refused, draining, loop) is not.
     if (status != 504 && msg["X-Cache"] != "ERROR") {
-      peers_->report(i, PeerOutcome::hit, rtt);
+      peers_->report(candidate, PeerOutcome::hit, rtt);
       r.record.hierarchy = {"SIBLING_HIT", peer.id};
       co_return co_await relay_and_store(r, std::move(res), CacheResult::peer_hit,
                                          r.settings.config.cluster.store_peer_hits);
@@ -90,10 +91,10 @@ awaitable<std::optional<unsigned>> CacheService::fetch_from_peers(CacheRequest& 
     co_await finish_upstream(r.worker, limits, std::move(res));
     if (status == 504) {
       stats.peer_false_hits.fetch_add(1, std::memory_order_relaxed);
-      peers_->report(i, PeerOutcome::false_hit, rtt);
+      peers_->report(candidate, PeerOutcome::false_hit, rtt);
     } else {
       stats.peer_errors.fetch_add(1, std::memory_order_relaxed);
-      peers_->report(i, PeerOutcome::error, rtt, "answered " + std::to_string(status));
+      peers_->report(candidate, PeerOutcome::error, rtt, "answered " + std::to_string(status));
     }
   }
   co_return std::nullopt;

@@ -1,5 +1,7 @@
 #include "daemon/peer/cluster_invalidations.h"
 
+#include <algorithm>
+
 namespace sumcache::daemon {
 
 ClusterInvalidations::ClusterInvalidations(std::string node_id, std::uint64_t epoch,
@@ -47,9 +49,28 @@ protocol::AckOutcome ClusterInvalidations::ack(const protocol::InvalidationAck& 
   return outcome;
 }
 
-void ClusterInvalidations::count_sent(std::size_t peer, std::size_t invalidations) {
+void ClusterInvalidations::count_sent(std::string_view peer, std::size_t invalidations) {
   std::lock_guard lock(mutex_);
-  if (peer < sent_.size()) sent_[peer] += invalidations;
+  const auto it = std::find(peers_.begin(), peers_.end(), peer);
+  if (it != peers_.end()) sent_[static_cast<std::size_t>(it - peers_.begin())] += invalidations;
+}
+
+void ClusterInvalidations::add_peer(const std::string& peer) {
+  std::lock_guard lock(mutex_);
+  if (std::find(peers_.begin(), peers_.end(), peer) != peers_.end()) return;
+  if (!outbox_.add_peer(peer, 0)) return;
+  peers_.push_back(peer);
+  sent_.push_back(0);
+}
+
+void ClusterInvalidations::remove_peer(std::string_view peer) {
+  std::lock_guard lock(mutex_);
+  const auto it = std::find(peers_.begin(), peers_.end(), peer);
+  if (it == peers_.end()) return;
+  sent_.erase(sent_.begin() + (it - peers_.begin()));
+  peers_.erase(it);
+  outbox_.remove_peer(peer);
+  tombstones_.release_through(outbox_.acked_by_all());
 }
 
 void ClusterInvalidations::count_received(std::size_t invalidations) {

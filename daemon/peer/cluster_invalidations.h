@@ -59,7 +59,7 @@ class ClusterInvalidations {
   std::optional<protocol::InvalidationBatch> batch_for(std::string_view peer) const;
   // A peer's ack; on acceptance, tombstones every peer has acknowledged fall.
   protocol::AckOutcome ack(const protocol::InvalidationAck& ack);
-  void count_sent(std::size_t peer, std::size_t invalidations);
+  void count_sent(std::string_view peer, std::size_t invalidations);
   void count_received(std::size_t invalidations);
   void count_refused();
 
@@ -69,12 +69,17 @@ class ClusterInvalidations {
     return unproven_before_ms_.load(std::memory_order_relaxed);
   }
 
+  // Live membership: a new peer is sent every purge still retained (it was
+  // away for all of them); a removed one is waited for no longer, so the
+  // tombstones only it held back fall.
+  void add_peer(const std::string& peer);
+  void remove_peer(std::string_view peer);
+
   PurgeReach reach(std::uint64_t sequence) const;
   InvalidationStats stats() const;
-  const std::vector<std::string>& peers() const { return peers_; }
 
  private:
-  const std::vector<std::string> peers_;
+  std::vector<std::string> peers_;
   mutable std::mutex mutex_;
   protocol::InvalidationOutbox outbox_;
   TombstoneTable tombstones_;

@@ -3,11 +3,17 @@
 #include <pthread.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 
 #include "daemon/peer/icp_agent.h"
+#include "daemon/peer/membership_plan.h"
+#include "daemon/peer/peer_sources.h"
 #include "daemon/peer/summary_exchange.h"
 
 namespace sumcache::daemon {
+
+using namespace asio::experimental::awaitable_operators;
 
 namespace {
 
@@ -48,11 +54,17 @@ bool PeerService::start() {
   if (c.sharing == config::Sharing::summary) {
     exchange_ = std::make_unique<SummaryExchange>(io_.get_executor(), config_, store_, log_,
                                                   table_, directory_);
+    exchange_->on_grace_over([this](const Peer& peer) {
+      // A discovered peer that stays away leaves the table too; one named in
+      // the config or added by the admin stays, and is pulled when it returns.
+      if (peer.source == PeerSource::discovery) remove_member(peer.config.id, "down past grace");
+    });
     if (!exchange_->listen(failed)) {
       log_.error("cannot start the cluster: " + failed);
       return false;
     }
     exchange_->start();
+    if (!c.discovery.name.empty()) asio::co_spawn(io_, discovery_loop(), asio::detached);
   } else if (c.sharing == config::Sharing::icp) {
     error_code ec;
     const auto address = asio::ip::make_address(c.peer_listen.address, ec);
@@ -73,7 +85,7 @@ bool PeerService::start() {
     // ICP asks every peer that is not down; it needs no summary.
     {
       std::lock_guard lock(table_.mutex());
-      for (std::size_t i = 0; i < table_.size(); ++i) table_.at(i).link.state = PeerState::up;
+      for (const auto& peer : table_.peers()) peer->link.state = PeerState::up;
     }
     table_.refresh_eligible(std::chrono::steady_clock::now(), c.summary_expiry_ms, false);
     asio::co_spawn(io_, icp_health_loop(), asio::detached);
@@ -109,24 +121,41 @@ awaitable<PeerCandidates> PeerService::candidates(std::string_view key,
   if (icp_) {
     auto result = co_await icp_->query(std::string(key), timeout_.load(std::memory_order_relaxed),
                                      eligible);
-    if (result.hit) out.order[out.count++] = static_cast<std::uint8_t>(*result.hit);
+    if (result.hit) {
+      if (auto peer = table_.get(*result.hit)) {
+        out.order[0] = static_cast<std::uint8_t>(*result.hit);
+        out.peers[0] = std::move(peer);
+        out.count = 1;
+      }
+    }
     co_return out;
   }
   std::uint64_t claims = directory_.claims(hash, eligible);
   while (claims != 0) {
-    out.order[out.count++] = static_cast<std::uint8_t>(std::countr_zero(claims));
+    const auto slot = static_cast<std::uint8_t>(std::countr_zero(claims));
     claims &= claims - 1;
+    auto peer = table_.get(slot);
+    if (!peer) continue;  // removed since the mask was read
+    out.order[out.count] = slot;
+    out.peers[out.count++] = std::move(peer);
   }
-  // Slots are peer indexes. Best first: smoothed RTT divided by weight (an
-  // unmeasured peer, RTT 0, goes first so that it gets measured).
-  const auto cost = [this](std::uint8_t i) {
-    const Peer& p = table_.at(i);
+  // Best first: smoothed RTT divided by weight (an unmeasured peer, RTT 0,
+  // goes first so that it gets measured).
+  const auto cost = [](const Peer& p) {
     return static_cast<double>(p.srtt_us.load(std::memory_order_relaxed)) /
            std::max<std::uint32_t>(p.weight.load(std::memory_order_relaxed), 1);
   };
-  std::sort(out.order.begin(), out.order.begin() + static_cast<std::ptrdiff_t>(out.count),
-            [&cost](std::uint8_t a, std::uint8_t b) { return cost(a) < cost(b); });
-  co_return out;
+  std::array<std::size_t, filters::SummaryDirectory::kMaxPeers> rank{};
+  for (std::size_t c = 0; c < out.count; ++c) rank[c] = c;
+  std::sort(rank.begin(), rank.begin() + static_cast<std::ptrdiff_t>(out.count),
+            [&](std::size_t a, std::size_t b) { return cost(*out.peers[a]) < cost(*out.peers[b]); });
+  PeerCandidates sorted;
+  sorted.count = out.count;
+  for (std::size_t c = 0; c < out.count; ++c) {
+    sorted.order[c] = out.order[rank[c]];
+    sorted.peers[c] = std::move(out.peers[rank[c]]);
+  }
+  co_return sorted;
 }
 
 awaitable<void> PeerService::icp_health_loop() {
@@ -138,16 +167,19 @@ awaitable<void> PeerService::icp_health_loop() {
     if (ec || !icp_) co_return;
     const auto now_counters = icp_->counters();
     const auto now = std::chrono::steady_clock::now();
-    for (std::size_t i = 0; i < table_.size() && i < now_counters.size(); ++i) {
+    // ICP peers keep the slots of the config's order: membership is fixed.
+    for (std::size_t i = 0; i < now_counters.size(); ++i) {
+      const auto peer = table_.get(i);
+      if (!peer) continue;
       const auto& was = icp_seen_[i];
       const auto& is = now_counters[i];
       if (is.replies_received() > was.replies_received()) {
-        table_.record_success(i);
+        table_.record_success(*peer);
       } else if (is.unanswered > was.unanswered) {
-        table_.record_failure(i, "ICP queries unanswered", now);
+        table_.record_failure(*peer, "ICP queries unanswered", now);
       } else {
         std::lock_guard lock(table_.mutex());
-        PeerLink& link = table_.at(i).link;
+        PeerLink& link = peer->link;
         if (link.state == PeerState::down && now >= link.retry_at) link.state = PeerState::suspect;
       }
     }
@@ -156,31 +188,232 @@ awaitable<void> PeerService::icp_health_loop() {
   }
 }
 
-void PeerService::report(std::size_t i, PeerOutcome outcome, std::chrono::microseconds rtt,
+void PeerService::report(Peer& peer, PeerOutcome outcome, std::chrono::microseconds rtt,
                          std::string_view error) {
-  auto& c = table_.at(i).counters;
+  auto& c = peer.counters;
   c.requests_sent.fetch_add(1, std::memory_order_relaxed);
   switch (outcome) {
     case PeerOutcome::hit: c.true_hits.fetch_add(1, std::memory_order_relaxed); break;
     case PeerOutcome::false_hit: c.false_hits.fetch_add(1, std::memory_order_relaxed); break;
     case PeerOutcome::error:
       c.request_errors.fetch_add(1, std::memory_order_relaxed);
-      table_.record_failure(i, "object request: " + std::string(error),
+      table_.record_failure(peer, "object request: " + std::string(error),
                             std::chrono::steady_clock::now());
       return;
   }
-  table_.record_rtt(i, rtt);
+  PeerTable::record_rtt(peer, rtt);
 }
 
 void PeerService::apply_live(const config::Config& config) {
-  for (std::size_t i = 0; i < table_.size() && i < config.peers.size(); ++i) {
-    table_.at(i).weight.store(config.peers[i].weight, std::memory_order_relaxed);
-  }
   const config::ClusterConfig& cluster = config.cluster;
   // The exchange reads config_ on the io thread alone.
   timeout_.store(cluster.peer_timeout_ms, std::memory_order_relaxed);
   expiry_.store(cluster.summary_expiry_ms, std::memory_order_relaxed);
-  asio::post(io_, [this, cluster] { config_.cluster = cluster; });
+  asio::post(io_, [this, cluster, peers = config.peers] {
+    config_.cluster = cluster;
+    std::vector<Member> current;
+    for (const auto& p : table_.peers()) current.push_back({p->config, p->source});
+    const MembershipPlan plan = plan_reload(config_.peers, peers, current);
+    config_.peers = peers;
+    for (const auto& change : plan.reweight) {
+      if (const auto slot = table_.find(change.id)) {
+        if (auto peer = table_.get(*slot)) {
+          peer->weight.store(change.weight, std::memory_order_relaxed);
+        }
+      }
+    }
+    if (plan.remove.empty() && plan.add.empty()) return;
+    if (!exchange_) {
+      // ICP's agent holds its peers from the start (server.cc logs the restart needed).
+      return;
+    }
+    for (const auto& id : plan.remove) remove_member(id, "not in the reloaded config");
+    for (const auto& peer : plan.add) add_member(peer, PeerSource::config);
+  });
+}
+
+MembershipResult PeerService::add_member(const config::PeerConfig& peer, PeerSource source) {
+  const auto refuse = [&](MembershipResult r) {
+    join_refused_.fetch_add(1, std::memory_order_relaxed);
+    if (const auto held = join_refused_log_.admit(LogLimiter::Clock::now())) {
+      log_.warn("peer " + peer.id.substr(0, 64) + " (" + to_string(source) +
+                ") not added: " + r.reason +
+                (*held > 0 ? " (and " + std::to_string(*held) + " more refused)" : ""));
+    }
+    return r;
+  };
+  if (!exchange_) {
+    return refuse({409, "peers change at runtime with cluster.sharing \"summary\" only"});
+  }
+  std::vector<Member> current;
+  for (const auto& p : table_.peers()) current.push_back({p->config, p->source});
+  if (auto why = check_join(peer, node_id_, current, PeerTable::kSlots)) {
+    return refuse({why->status, why->reason});
+  }
+  auto added = table_.add(peer, source);
+  if (!added) return refuse({409, "the peer table is full"});
+  exchange_->add_lane(added);
+  joined_.fetch_add(1, std::memory_order_relaxed);
+  log_.info("peer " + peer.id + " added (" + to_string(source) + "): " + peer.host + ":" +
+            std::to_string(peer.peer_port) + ", slot " + std::to_string(added->slot));
+  refresh_sources();
+  return {201, "peer " + peer.id + " added"};
+}
+
+MembershipResult PeerService::remove_member(std::string_view id, std::string_view why) {
+  if (!exchange_) return {409, "peers change at runtime with cluster.sharing \"summary\" only"};
+  const auto removed = table_.remove(id);
+  if (!removed) return {404, "no peer \"" + std::string(id.substr(0, 64)) + "\""};
+  exchange_->remove_lane(*removed);
+  // Its directory column is empty now: the slot may take another peer.
+  table_.release(removed->slot);
+  left_.fetch_add(1, std::memory_order_relaxed);
+  log_.info("peer " + removed->config.id + " removed (" + std::string(why) + ")");
+  refresh_sources();
+  return {200, "peer " + removed->config.id + " removed"};
+}
+
+awaitable<MembershipResult> PeerService::add_peer(config::PeerConfig peer) {
+  co_return co_await asio::co_spawn(
+      io_,
+      [this, peer = std::move(peer)]() -> awaitable<MembershipResult> {
+        co_return add_member(peer, PeerSource::admin);
+      },
+      asio::use_awaitable);
+}
+
+awaitable<MembershipResult> PeerService::remove_peer(std::string id) {
+  co_return co_await asio::co_spawn(
+      io_,
+      [this, id = std::move(id)]() -> awaitable<MembershipResult> {
+        co_return remove_member(id, "admin");
+      },
+      asio::use_awaitable);
+}
+
+void PeerService::refresh_sources() {
+  asio::co_spawn(io_, resolve_sources(++sources_generation_), asio::detached);
+}
+
+awaitable<void> PeerService::resolve_sources(std::uint64_t generation) {
+  std::vector<config::PeerConfig> peers;
+  for (const auto& p : table_.peers()) peers.push_back(p->config);
+  auto sources = co_await resolve_peer_sources(io_.get_executor(), config_.cluster, peers, log_,
+                                               "peer listeners", config_.cluster.peer_timeout_ms);
+  if (generation != sources_generation_) co_return;  // a later change decides
+  if (exchange_) exchange_->set_sources(sources);
+  if (sources_handler_) sources_handler_(std::move(sources));
+}
+
+MembershipStats PeerService::membership_stats() const {
+  MembershipStats s;
+  s.joined = joined_.load(std::memory_order_relaxed);
+  s.left = left_.load(std::memory_order_relaxed);
+  s.join_refused = join_refused_.load(std::memory_order_relaxed);
+  s.grace_drops = exchange_ ? exchange_->grace_drops() : 0;
+  s.discovery_failures = discovery_failures_.load(std::memory_order_relaxed);
+  return s;
+}
+
+void PeerService::discovery_failed(const std::string& what) {
+  discovery_failures_.fetch_add(1, std::memory_order_relaxed);
+  if (const auto held = discovery_log_.admit(LogLimiter::Clock::now())) {
+    log_.warn("cluster.discovery: " + what +
+              (*held > 0 ? " (and " + std::to_string(*held) + " more failures)" : ""));
+  }
+}
+
+awaitable<std::optional<std::vector<std::string>>> PeerService::look_up(std::string& why) {
+  const config::DiscoveryConfig& d = config_.cluster.discovery;
+  if (!d.hosts_file.empty()) {
+    // Read whole each time: a test (or an operator) rewrites it in place.
+    constexpr std::uintmax_t kMaxHostsFile = 1 << 20;
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(d.hosts_file, ec);
+    if (ec || size > kMaxHostsFile) {
+      why = d.hosts_file.string() + ": " + (ec ? ec.message() : "larger than 1 MiB");
+      co_return std::nullopt;
+    }
+    std::ifstream in(d.hosts_file, std::ios::binary);
+    std::string text(static_cast<std::size_t>(size), '\0');
+    if (!in.read(text.data(), static_cast<std::streamsize>(text.size()))) {
+      why = d.hosts_file.string() + ": cannot read";
+      co_return std::nullopt;
+    }
+    co_return hosts_file_addresses(text, d.name);
+  }
+  tcp::resolver resolver(io_);
+  asio::steady_timer timer(io_, config_.cluster.peer_timeout_ms);
+  auto outcome = co_await (resolver.async_resolve(d.name, "0", use_nothrow) ||
+                           timer.async_wait(use_nothrow));
+  if (outcome.index() == 1) {
+    why = d.name + " did not resolve within cluster.peer_timeout_ms";
+    co_return std::nullopt;
+  }
+  auto [ec, results] = std::get<0>(std::move(outcome));
+  if (ec) {
+    why = d.name + ": " + ec.message();
+    co_return std::nullopt;
+  }
+  std::vector<std::string> addresses;
+  for (const auto& r : results) {
+    std::string a = r.endpoint().address().to_string();
+    if (std::find(addresses.begin(), addresses.end(), a) == addresses.end()) {
+      addresses.push_back(std::move(a));
+    }
+  }
+  co_return addresses;
+}
+
+awaitable<void> PeerService::discovery_loop() {
+  asio::steady_timer timer(io_);
+  while (exchange_) {
+    std::string why;
+    if (auto resolved = co_await look_up(why)) {
+      // Known: this node, and every peer's host. Gone: a discovered one's.
+      std::vector<std::string> known(aliases_.begin(), aliases_.end());
+      for (const auto& p : table_.peers()) known.push_back(p->config.host);
+      const DiscoveryPlan plan = plan_discovery(*resolved, known);
+      for (const auto& p : table_.peers()) {
+        if (p->source != PeerSource::discovery) continue;
+        if (std::find(plan.gone.begin(), plan.gone.end(), p->config.host) != plan.gone.end()) {
+          remove_member(p->config.id, "its address left " + config_.cluster.discovery.name);
+        }
+      }
+      for (const auto& address : plan.probe) {
+        if (probing_.insert(address).second) asio::co_spawn(io_, probe(address), asio::detached);
+      }
+    } else {
+      discovery_failed(why + ": the peers stay as they are");
+    }
+    timer.expires_after(config_.cluster.discovery.interval_ms);
+    auto [ec] = co_await timer.async_wait(use_nothrow);
+    if (ec) co_return;
+  }
+}
+
+awaitable<void> PeerService::probe(std::string address) {
+  std::string why;
+  const auto id = co_await exchange_->probe(address, why);
+  probing_.erase(address);
+  if (!id) {
+    // Not up yet, or not a sumcache node of this cluster: asked again next round.
+    discovery_failed(address + " gives no node id: " + why);
+    co_return;
+  }
+  if (*id == node_id_ || table_.find(*id)) {
+    aliases_.insert(address);
+    co_return;
+  }
+  // Bound: `address` is node `id`, on this node's own ports (docs/peers.md).
+  config::PeerConfig peer;
+  peer.id = *id;
+  peer.host = address;
+  peer.http_port = config_.listen.empty() ? peer.http_port : config_.listen.front().port;
+  peer.peer_port = config_.cluster.peer_listen.port;
+  peer.icp_port = config_.cluster.icp_port;
+  peer.object_port = config_.cluster.object_listen.port;
+  add_member(peer, PeerSource::discovery);
 }
 
 RefusalCounts PeerService::listener_refusals() const {
@@ -247,7 +480,7 @@ awaitable<PurgeReach> PeerService::await_reach(std::uint64_t sequence,
                                                asio::any_io_executor executor) {
   if (!exchange_) {
     std::vector<PeerAcked> none;
-    for (std::size_t i = 0; i < table_.size(); ++i) none.push_back({table_.at(i).config.id, 0});
+    for (const auto& peer : table_.peers()) none.push_back({peer->config.id, 0});
     co_return purge_reach(0, none);
   }
   ClusterInvalidations& inv = exchange_->invalidations();

@@ -10,7 +10,9 @@
 // report how the peer answered.
 
 #include <array>
+#include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -18,6 +20,7 @@
 #include "daemon/log/log_limiter.h"
 #include "daemon/log/logger.h"
 #include "daemon/net/asio.h"
+#include "daemon/net/cidr.h"
 #include "daemon/peer/cluster_invalidations.h"
 #include "daemon/peer/listener_refusals.h"
 #include "daemon/peer/peer_table.h"
@@ -31,13 +34,28 @@ struct IcpPeerCounters;
 class SummaryListener;
 class SummaryExchange;
 
-// Peers to ask, best first.
+// Peers to ask, best first: their slots, and the peers themselves, held so
+// that one removed meanwhile stays valid (and its slot's next peer is not asked).
 struct PeerCandidates {
   std::array<std::uint8_t, filters::SummaryDirectory::kMaxPeers> order{};
+  std::array<std::shared_ptr<Peer>, filters::SummaryDirectory::kMaxPeers> peers{};
   std::size_t count = 0;
 };
 
+// The answer to a membership call: 201 added, 200 removed, or a 4xx with why.
+struct MembershipResult {
+  unsigned status = 200;
+  std::string reason;
+};
+
 enum class PeerOutcome { hit, false_hit, error };
+
+// Whether `config` runs a cluster: summary mode always (peers may join at
+// runtime), ICP with peers.
+inline bool runs_cluster(const config::Config& config) {
+  return config.cluster.sharing == config::Sharing::summary ||
+         (config.cluster.sharing == config::Sharing::icp && !config.peers.empty());
+}
 
 class PeerService {
  public:
@@ -54,13 +72,27 @@ class PeerService {
   // For a missed key: the peers whose fresh summary claims it (summary), or
   // the peer that answered HIT first (icp), best first by smoothed RTT.
   awaitable<PeerCandidates> candidates(std::string_view key, const filters::Hash128& hash);
-  const config::PeerConfig& peer(std::size_t i) const { return table_.at(i).config; }
-  void report(std::size_t i, PeerOutcome outcome, std::chrono::microseconds rtt,
+  void report(Peer& peer, PeerOutcome outcome, std::chrono::microseconds rtt,
               std::string_view error = {});
+  // Any thread: whether `id` is a peer now (object requests' authentication).
+  bool is_peer(std::string_view id) const { return table_.find(id).has_value(); }
+  const PeerTable& table() const { return table_; }
   PeerStatusList status() const;
   RefusalCounts listener_refusals() const;  // summary mode's peer listener
-  // What SIGHUP may change: thresholds, interval, expiry, timeout, weights.
+  // What SIGHUP may change: thresholds, interval, expiry, timeout, weights,
+  // and (summary mode) the peers: what changed in the file's list.
   void apply_live(const config::Config& config);
+  // Live membership (docs/peers.md): the admin's calls, carried out on the
+  // peer thread; the caller resumes on its own executor. Until the next restart, or
+  // a reload that changes the same id in the file.
+  awaitable<MembershipResult> add_peer(config::PeerConfig peer);
+  awaitable<MembershipResult> remove_peer(std::string id);
+  // Who may connect to the peer object listener, each time the peers change
+  // (called on the peer thread).
+  void on_sources(std::function<void(std::optional<AccessList>)> handler) {
+    sources_handler_ = std::move(handler);
+  }
+  MembershipStats membership_stats() const;
   const std::string& node_id() const { return node_id_; }
 
   // Cluster-wide invalidation (summary mode; docs/peers.md). Any thread.
@@ -84,6 +116,18 @@ class PeerService {
   // that left queries unanswered and answered none fails once (down after
   // three), one that answered is up, and a down one is retried after backoff.
   awaitable<void> icp_health_loop();
+  // On the peer thread.
+  MembershipResult add_member(const config::PeerConfig& peer, PeerSource source);
+  MembershipResult remove_member(std::string_view id, std::string_view why);
+  void refresh_sources();
+  awaitable<void> resolve_sources(std::uint64_t generation);
+  // cluster.discovery: every interval, the name's addresses; a new one is
+  // asked for its node id (its signed summary) and joins; a discovered peer
+  // whose address left the name leaves.
+  awaitable<void> discovery_loop();
+  awaitable<std::optional<std::vector<std::string>>> look_up(std::string& why);
+  awaitable<void> probe(std::string address);
+  void discovery_failed(const std::string& what);
 
   config::Config config_;
   std::string node_id_;
@@ -101,6 +145,18 @@ class PeerService {
   std::unique_ptr<SummaryExchange> exchange_;  // summary mode
   std::unique_ptr<IcpAgent> icp_;              // icp mode
   LogLimiter invalidation_log_;                // purges that cannot be sent, tombstones dropped
+  std::function<void(std::optional<AccessList>)> sources_handler_;
+  std::uint64_t sources_generation_ = 0;  // the peer thread's
+  LogLimiter join_refused_log_;
+  std::atomic<std::uint64_t> joined_{0};
+  std::atomic<std::uint64_t> left_{0};
+  std::atomic<std::uint64_t> join_refused_{0};
+  // Discovery, on the peer thread: addresses that need no peer of their own
+  // (this node's, or another for a peer in the table), and those being probed.
+  std::set<std::string> aliases_;
+  std::set<std::string> probing_;
+  std::atomic<std::uint64_t> discovery_failures_{0};
+  LogLimiter discovery_log_;
   std::thread thread_;
 };
 

@@ -11,4 +11,13 @@ const char* to_string(PeerState s) {
   return "down";
 }
 
+const char* to_string(PeerSource s) {
+  switch (s) {
+    case PeerSource::config: return "config";
+    case PeerSource::admin: return "admin";
+    case PeerSource::discovery: return "discovery";
+  }
+  return "config";
+}
+
 }  // namespace sumcache::daemon

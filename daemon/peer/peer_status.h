@@ -11,11 +11,16 @@ namespace sumcache::daemon {
 enum class PeerState { up, suspect, down };
 const char* to_string(PeerState s);
 
+// How a peer joined (docs/peers.md, "Live membership").
+enum class PeerSource { config, admin, discovery };
+const char* to_string(PeerSource s);
+
 struct PeerStatus {
   std::string id;
   std::string host;
   std::uint16_t http_port = 0;
   std::uint16_t peer_port = 0;
+  PeerSource source = PeerSource::config;
   PeerState state = PeerState::down;
   // The peer's summary as this node holds it; has_summary false: none yet.
   bool has_summary = false;
@@ -44,5 +49,14 @@ struct PeerStatus {
 };
 
 using PeerStatusList = std::vector<PeerStatus>;
+
+// Live membership's counters (docs/peers.md), for /metrics.
+struct MembershipStats {
+  std::uint64_t joined = 0;       // peers added after start (reload, admin, discovery)
+  std::uint64_t left = 0;         // peers removed
+  std::uint64_t join_refused = 0; // adds refused: duplicate, own id, table full, invalid
+  std::uint64_t grace_drops = 0;  // peers down past cluster.peer_grace_ms: summary dropped
+  std::uint64_t discovery_failures = 0;  // cluster.discovery resolutions that failed
+};
 
 }  // namespace sumcache::daemon

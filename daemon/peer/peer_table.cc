@@ -5,28 +5,66 @@
 namespace sumcache::daemon {
 
 PeerTable::PeerTable(const std::vector<config::PeerConfig>& peers) {
-  unsigned slot = 0;
-  for (const auto& c : peers) {
-    auto p = std::make_unique<Peer>();
-    p->config = c;
-    p->slot = slot++;
-    p->weight.store(c.weight, std::memory_order_relaxed);
-    peers_.push_back(std::move(p));
-  }
+  for (const auto& c : peers) add(c, PeerSource::config);
 }
 
 std::optional<std::size_t> PeerTable::find(std::string_view id) const {
-  for (std::size_t i = 0; i < peers_.size(); ++i) {
-    if (peers_[i]->config.id == id) return i;
+  for (std::uint64_t left = occupied(); left != 0; left &= left - 1) {
+    const auto slot = static_cast<std::size_t>(std::countr_zero(left));
+    const auto peer = get(slot);
+    if (peer && peer->config.id == id) return slot;
   }
   return std::nullopt;
+}
+
+std::vector<std::shared_ptr<Peer>> PeerTable::peers() const {
+  std::vector<std::shared_ptr<Peer>> out;
+  for (std::uint64_t left = occupied(); left != 0; left &= left - 1) {
+    if (auto peer = get(static_cast<std::size_t>(std::countr_zero(left)))) {
+      out.push_back(std::move(peer));
+    }
+  }
+  return out;
+}
+
+std::shared_ptr<Peer> PeerTable::add(const config::PeerConfig& config, PeerSource source) {
+  std::lock_guard lock(mutex_);
+  if (reserved_ == ~std::uint64_t{0}) return nullptr;
+  const auto slot = static_cast<unsigned>(std::countr_one(reserved_));
+  auto peer = std::make_shared<Peer>();
+  peer->config = config;
+  peer->source = source;
+  peer->slot = slot;
+  peer->weight.store(config.weight, std::memory_order_relaxed);
+  reserved_ |= std::uint64_t{1} << slot;
+  // The Peer is complete before a reader can find it through occupied().
+  slots_[slot].store(peer, std::memory_order_release);
+  occupied_.fetch_or(std::uint64_t{1} << slot, std::memory_order_acq_rel);
+  return peer;
+}
+
+std::shared_ptr<Peer> PeerTable::remove(std::string_view id) {
+  const auto slot = find(id);
+  if (!slot) return nullptr;
+  std::lock_guard lock(mutex_);
+  const std::uint64_t bit = std::uint64_t{1} << *slot;
+  // Out of the eligible mask first: no miss picks it from here on.
+  eligible_.fetch_and(~bit, std::memory_order_acq_rel);
+  occupied_.fetch_and(~bit, std::memory_order_acq_rel);
+  return slots_[*slot].exchange(nullptr, std::memory_order_acq_rel);
+}
+
+void PeerTable::release(std::size_t slot) {
+  std::lock_guard lock(mutex_);
+  if (get(slot)) return;  // still (or again) in use
+  reserved_ &= ~(std::uint64_t{1} << slot);
 }
 
 void PeerTable::refresh_eligible(SteadyTime now, std::chrono::milliseconds expiry,
                                  bool need_summary) {
   std::lock_guard lock(mutex_);
   std::uint64_t mask = 0;
-  for (const auto& p : peers_) {
+  for (const auto& p : peers()) {
     const PeerLink& l = p->link;
     if (l.state == PeerState::down) continue;
     if (need_summary && (!l.summary.has_state() || now - l.summary_at > expiry)) continue;
@@ -35,30 +73,33 @@ void PeerTable::refresh_eligible(SteadyTime now, std::chrono::milliseconds expir
   eligible_.store(mask, std::memory_order_release);
 }
 
-void PeerTable::record_rtt(std::size_t i, std::chrono::microseconds sample) {
-  auto& srtt = peers_[i]->srtt_us;
+void PeerTable::record_rtt(Peer& peer, std::chrono::microseconds sample) {
+  auto& srtt = peer.srtt_us;
   const auto s = static_cast<std::uint32_t>(std::clamp<std::int64_t>(sample.count(), 1, 60'000'000));
   const std::uint32_t old = srtt.load(std::memory_order_relaxed);
   srtt.store(old == 0 ? s : old - old / 8 + s / 8, std::memory_order_relaxed);
 }
 
-void PeerTable::record_failure(std::size_t i, std::string error, SteadyTime now) {
+void PeerTable::record_failure(Peer& peer, std::string error, SteadyTime now) {
   std::lock_guard lock(mutex_);
-  PeerLink& l = peers_[i]->link;
+  PeerLink& l = peer.link;
   ++l.failures;
+  const bool was_down = l.state == PeerState::down;
   l.state = l.failures >= kDownAfter ? PeerState::down : PeerState::suspect;
+  if (l.state == PeerState::down && !was_down) l.down_since = now;
   l.needs_full = true;
   const unsigned shift = std::min(l.failures, 7U);
   l.retry_at = now + std::chrono::milliseconds(100) * (1U << shift);  // 0.2 s up to 12.8 s
   l.last_error = std::move(error);
-  if (l.state == PeerState::down) {
-    eligible_.fetch_and(~(std::uint64_t{1} << peers_[i]->slot), std::memory_order_acq_rel);
+  // A removed peer's slot may be another's by now: only the current one's bit.
+  if (l.state == PeerState::down && current(peer)) {
+    eligible_.fetch_and(~(std::uint64_t{1} << peer.slot), std::memory_order_acq_rel);
   }
 }
 
-void PeerTable::record_success(std::size_t i) {
+void PeerTable::record_success(Peer& peer) {
   std::lock_guard lock(mutex_);
-  PeerLink& l = peers_[i]->link;
+  PeerLink& l = peer.link;
   l.failures = 0;
   l.state = PeerState::up;
   l.retry_at = {};
@@ -67,12 +108,13 @@ void PeerTable::record_success(std::size_t i) {
 PeerStatusList PeerTable::status(SteadyTime now, std::chrono::milliseconds expiry) const {
   std::lock_guard lock(mutex_);
   PeerStatusList list;
-  for (const auto& p : peers_) {
+  for (const auto& p : peers()) {
     PeerStatus s;
     s.id = p->config.id;
     s.host = p->config.host;
     s.http_port = p->config.http_port;
     s.peer_port = p->config.peer_port;
+    s.source = p->source;
     s.state = p->link.state;
     const auto& sum = p->link.summary;
     s.has_summary = sum.has_state();

@@ -4,6 +4,7 @@
 #include <random>
 
 #include "daemon/peer/cluster_tls.h"
+#include "daemon/peer/membership_plan.h"
 #include "daemon/peer/peer_sources.h"
 #include "protocol/decode.h"
 #include "protocol/encode.h"
@@ -49,19 +50,17 @@ std::uint64_t peer_filter_bits(const config::ClusterConfig& c, std::uint64_t own
   return std::clamp<std::uint64_t>(4 * own_m, std::uint64_t{1} << 20, filters::kMaxDirectoryBits);
 }
 
+// Each peer pushes and pulls one at a time: 2 each, and a few for the admin's probes.
+std::size_t max_connections(const config::ClusterConfig& c, std::size_t peers) {
+  return c.peer_max_connections != 0 ? c.peer_max_connections : 2 * peers + 4;
+}
+
 SummaryListenerLimits listener_limits(const config::ClusterConfig& c, std::size_t peers) {
   SummaryListenerLimits l;
   l.head_timeout = c.peer_head_timeout_ms;
   l.timeout = c.peer_timeout_ms;
-  // Each peer pushes and pulls one at a time: 2 each, and a few for the admin's probes.
-  l.max_connections = c.peer_max_connections != 0 ? c.peer_max_connections : 2 * peers + 4;
+  l.max_connections = max_connections(c, peers);
   return l;
-}
-
-std::vector<std::string> peer_ids(const PeerTable& table) {
-  std::vector<std::string> ids;
-  for (std::size_t i = 0; i < table.size(); ++i) ids.push_back(table.at(i).config.id);
-  return ids;
 }
 
 std::int64_t wall_ms() {
@@ -99,16 +98,40 @@ SummaryExchange::SummaryExchange(asio::any_io_executor executor, const config::C
                 tls_server_.get()),
       timer_(executor),
       epoch_(new_epoch()),
-      busy_(table.size(), 0),
-      receiving_(table.size(), 0),
-      buckets_(table.size(),
-               TokenBucket(config.cluster.peer_summary_rate, config.cluster.peer_summary_burst)),
       max_filter_bits_(peer_filter_bits(config.cluster, store.filter_stats().m)),
-      invalidations_(config.node.id, epoch_, peer_ids(table)),
-      sequences_(table.size()),
-      receiving_invalidations_(table.size(), 0),
-      invalidation_idle_(table.size(), 0) {
-  for (std::size_t i = 0; i < table.size(); ++i) invalidation_timers_.emplace_back(executor);
+      invalidations_(config.node.id, epoch_, {}) {
+  for (auto& peer : table.peers()) add_lane(std::move(peer));
+}
+
+void SummaryExchange::add_lane(std::shared_ptr<Peer> peer) {
+  const unsigned slot = peer->slot;
+  invalidations_.add_peer(peer->config.id);
+  auto lane = std::make_shared<PeerLane>(
+      std::move(peer), executor_,
+      TokenBucket(config_.cluster.peer_summary_rate, config_.cluster.peer_summary_burst));
+  lanes_[slot] = lane;
+  if (started_) asio::co_spawn(executor_, invalidation_loop(std::move(lane)), asio::detached);
+}
+
+void SummaryExchange::remove_lane(const Peer& peer) {
+  auto& lane = lanes_[peer.slot];
+  if (!lane || lane->peer.get() != &peer) return;
+  lane->removed = true;
+  lane->invalidation_timer.cancel();
+  lane.reset();
+  // Nothing of it stays in the directory, and its purges wait no longer.
+  directory_.clear(peer.slot);
+  invalidations_.remove_peer(peer.config.id);
+}
+
+void SummaryExchange::set_sources(std::optional<AccessList> sources) {
+  listener_.set_sources(std::move(sources));
+  listener_.set_max_connections(max_connections(config_.cluster, table_.size()));
+}
+
+PeerLane* SummaryExchange::lane_of(std::string_view node_id) const {
+  const auto slot = table_.find(node_id);
+  return slot ? lanes_[*slot].get() : nullptr;
 }
 
 bool SummaryExchange::listen(std::string& failed) {
@@ -123,7 +146,7 @@ bool SummaryExchange::listen(std::string& failed) {
     return false;
   }
   std::vector<config::PeerConfig> peers;
-  for (std::size_t i = 0; i < table_.size(); ++i) peers.push_back(table_.at(i).config);
+  for (const auto& peer : table_.peers()) peers.push_back(peer->config);
   listener_.set_sources(peer_sources(executor_, config_.cluster, peers, log_, "peer listener"));
   std::string step;
   if (auto lec = listener_.listen({address, at.port}, step)) {
@@ -136,9 +159,10 @@ bool SummaryExchange::listen(std::string& failed) {
 
 void SummaryExchange::start() {
   listener_.start();
+  started_ = true;
   asio::co_spawn(executor_, publish_loop(), asio::detached);
-  for (std::size_t i = 0; i < table_.size(); ++i) {
-    asio::co_spawn(executor_, invalidation_loop(i), asio::detached);
+  for (const auto& lane : lanes_) {
+    if (lane) asio::co_spawn(executor_, invalidation_loop(lane), asio::detached);
   }
 }
 
@@ -146,7 +170,9 @@ void SummaryExchange::stop() {
   stopped_ = true;
   listener_.stop();
   timer_.cancel();
-  for (auto& t : invalidation_timers_) t.cancel();
+  for (const auto& lane : lanes_) {
+    if (lane) lane->invalidation_timer.cancel();
+  }
 }
 
 protocol::SummaryInfo SummaryExchange::info() const {
@@ -174,6 +200,17 @@ Verdict SummaryExchange::admit(const SummaryHead& head, std::size_t& peer) {
   PeerLimits limits;
   std::optional<std::size_t> i;
   if (head.node && protocol::valid_node_id(*head.node)) i = table_.find(*head.node);
+  if (i && !lanes_[*i]) i.reset();
+  // With discovery, a node this one has not found yet may read its summary:
+  // that is how it learns this node's id (docs/peers.md, "Live membership").
+  // The summary is signed; what it pushes waits until it is found here.
+  if (!i && head.method == http::verb::get && !config_.cluster.discovery.name.empty() &&
+      head.node && protocol::valid_node_id(*head.node)) {
+    limits.known = true;
+    if (Verdict v = check_head(head, limits)) return v;
+    peer = PeerTable::kSlots;  // none: a GET holds no peer
+    return {};
+  }
   if (i) {
     limits.known = true;
     limits.max_message = protocol::message_bound(
@@ -181,30 +218,31 @@ Verdict SummaryExchange::admit(const SummaryHead& head, std::size_t& peer) {
   }
   if (Verdict v = check_head(head, limits)) return v;
   peer = *i;
+  PeerLane& lane = *lanes_[peer];
   if (head.method != http::verb::post) return {};
   const std::string id = printable_id(*head.node);
   if (is_invalidations(head)) {
     // A sender has one batch in flight to a peer (docs/protocol.md): a second
     // one at once is not its. Batches are bounded and answered at once, so
     // they take no token of the summary rate.
-    if (receiving_invalidations_[peer]) {
+    if (lane.receiving_invalidations) {
       return {429, Refusal::rate,
               "an invalidation batch from node " + id + " is being read already", 1};
     }
-    receiving_invalidations_[peer] = 1;
+    lane.receiving_invalidations = true;
     return {};
   }
   // A peer pushes one summary at a time: a second one at once is not its.
-  if (receiving_[peer]) {
+  if (lane.receiving) {
     return {429, Refusal::rate, "a summary from node " + id + " is being read already", 1};
   }
-  const auto wait = buckets_[peer].wait(std::chrono::steady_clock::now());
+  const auto wait = lane.bucket.wait(std::chrono::steady_clock::now());
   if (wait > wait.zero()) {
     const auto seconds = std::chrono::ceil<std::chrono::seconds>(wait).count();
     return {429, Refusal::rate, "node " + id + " is over cluster.peer_summary_rate",
             static_cast<unsigned>(std::max<std::int64_t>(seconds, 1))};
   }
-  receiving_[peer] = 1;
+  lane.receiving = true;
   return {};
 }
 
@@ -231,8 +269,9 @@ SummaryResponse SummaryExchange::receive(const SummaryRequest& request) {
   auto message = protocol::decode(request.body, [this](std::string_view id) { return secret_for(id); },
                                  limits());
   if (!message) {
-    const auto i = table_.find(request.from);
-    if (i) table_.at(*i).counters.messages_rejected.fetch_add(1, std::memory_order_relaxed);
+    if (PeerLane* lane = lane_of(request.from)) {
+      lane->peer->counters.messages_rejected.fetch_add(1, std::memory_order_relaxed);
+    }
     if (const auto held = reject_log_.admit(std::chrono::steady_clock::now())) {
       log_.warn("peer summary from " + request.remote + " (node " + printable_id(request.from) +
                 ") rejected: " + message.error().message() +
@@ -242,16 +281,19 @@ SummaryResponse SummaryExchange::receive(const SummaryRequest& request) {
                       message.error() == protocol::ProtocolErrc::unknown_node;
     return answer(auth ? 401 : 400, message.error().message() + "\n");
   }
-  const auto i = table_.find(message->info.node_id);  // decode checked it is a peer
-  buckets_[*i].take(std::chrono::steady_clock::now());  // authenticated: it counts
-  auto& counters = table_.at(*i).counters;
+  PeerLane* lane = lane_of(message->info.node_id);  // decode checked it is a peer
+  if (lane == nullptr) return answer(401, "not a peer of this node\n");
+  lane->bucket.take(std::chrono::steady_clock::now());  // authenticated: it counts
+  auto& counters = lane->peer->counters;
   counters.messages_received.fetch_add(1, std::memory_order_relaxed);
   counters.bytes_received.fetch_add(request.body.size(), std::memory_order_relaxed);
-  return apply(*i, *message);
+  return apply(*lane, *message);
 }
 
-SummaryResponse SummaryExchange::apply(std::size_t i, const protocol::SummaryMessage& message) {
-  Peer& peer = table_.at(i);
+SummaryResponse SummaryExchange::apply(PeerLane& lane, const protocol::SummaryMessage& message) {
+  // Removed while this was on its way: its slot may be another peer's soon.
+  if (lane.removed) return answer(401, "not a peer of this node\n");
+  Peer& peer = *lane.peer;
   const auto now = std::chrono::steady_clock::now();
   {
     std::lock_guard lock(table_.mutex());
@@ -283,6 +325,9 @@ SummaryResponse SummaryExchange::apply(std::size_t i, const protocol::SummaryMes
     link.summary_at = now;
     link.failures = 0;
     link.state = PeerState::up;
+    // It answers: pushes to it need not wait out a backoff (a peer that just
+    // joined or came back learns of this node at once).
+    link.retry_at = {};
   }
   table_.refresh_eligible(now, config_.cluster.summary_expiry_ms, true);
   return answer(204, {});
@@ -302,6 +347,7 @@ awaitable<void> SummaryExchange::publish_loop() {
     const bool due = sequence_ == 0 || static_cast<double>(added) >= threshold ||
                      now - last_publish_ >= interval;
     publish_round(due, now);
+    drop_past_grace(now);
     table_.refresh_eligible(now, config_.cluster.summary_expiry_ms, true);
     timer_.expires_after(tick);
     co_await timer_.async_wait(use_nothrow);
@@ -331,22 +377,30 @@ void SummaryExchange::publish_round(bool delta_due, SteadyTime now) {
     }
   }
   std::shared_ptr<const std::string> full;
-  for (std::size_t i = 0; i < table_.size(); ++i) {
+  for (const auto& lane : lanes_) {
+    if (!lane) continue;
+    Peer& peer = *lane->peer;
     bool send_full = false;
     bool want_pull = false;
     {
       std::lock_guard lock(table_.mutex());
-      const PeerLink& link = table_.at(i).link;
+      const PeerLink& link = peer.link;
       if (now < link.retry_at) continue;
       send_full = link.needs_full || (delta_due && !delta);
       want_pull = !link.summary.has_state() ||
                   now - link.summary_at > config_.cluster.summary_expiry_ms;
     }
-    if (busy_[i]) {
+    // A peer without a summary here is pulled at once, whatever is pushed to
+    // it: a node that just started routes misses as soon as the pulls land.
+    if (want_pull && !lane->pulling) {
+      lane->pulling = true;
+      asio::co_spawn(executor_, pull_from(lane), asio::detached);
+    }
+    if (lane->pushing) {
       // This delta cannot follow the one still in flight: the next is full.
       if (delta) {
         std::lock_guard lock(table_.mutex());
-        table_.at(i).link.needs_full = true;
+        peer.link.needs_full = true;
       }
       continue;
     }
@@ -355,55 +409,83 @@ void SummaryExchange::publish_round(bool delta_due, SteadyTime now) {
         full = std::make_shared<const std::string>(
             protocol::encode_full(info(), store_.filter_snapshot(), config_.cluster.secret));
       }
-      push(i, full, true);
+      push(lane, full, true);
     } else if (delta) {
-      push(i, delta, false);
-    } else if (want_pull) {
-      busy_[i] = 1;
-      asio::co_spawn(executor_, pull_from(i), asio::detached);
+      push(lane, delta, false);
     }
   }
 }
 
-void SummaryExchange::push(std::size_t i, std::shared_ptr<const std::string> message, bool full) {
-  busy_[i] = 1;
-  asio::co_spawn(executor_, push_to(i, std::move(message), full), asio::detached);
+void SummaryExchange::drop_past_grace(SteadyTime now) {
+  const milliseconds grace = config_.cluster.peer_grace_ms;
+  std::vector<std::shared_ptr<Peer>> over;
+  {
+    std::lock_guard lock(table_.mutex());
+    for (const auto& lane : lanes_) {
+      if (!lane) continue;
+      PeerLink& link = lane->peer->link;
+      if (link.state != PeerState::down || !link.summary.has_state() ||
+          !past_grace(link.down_since, now, grace)) {
+        continue;
+      }
+      // What it claimed leaves the directory; a pull brings it back when it returns.
+      link.summary = protocol::PeerSummary{};
+      directory_.clear(lane->peer->slot);
+      over.push_back(lane->peer);
+    }
+  }
+  for (const auto& peer : over) {
+    grace_drops_.fetch_add(1, std::memory_order_relaxed);
+    if (const auto held = grace_log_.admit(std::chrono::steady_clock::now())) {
+      log_.warn("peer " + peer->config.id + " down for more than cluster.peer_grace_ms (" +
+                std::to_string(grace.count()) + " ms): its summary left the directory" +
+                (*held > 0 ? " (and " + std::to_string(*held) + " more peers)" : ""));
+    }
+    if (grace_over_) grace_over_(*peer);
+  }
 }
 
-awaitable<void> SummaryExchange::push_to(std::size_t i, std::shared_ptr<const std::string> message,
-                                         bool full) {
-  Peer& peer = table_.at(i);
+void SummaryExchange::push(const std::shared_ptr<PeerLane>& lane,
+                           std::shared_ptr<const std::string> message, bool full) {
+  lane->pushing = true;
+  asio::co_spawn(executor_, push_to(lane, std::move(message), full), asio::detached);
+}
+
+awaitable<void> SummaryExchange::push_to(std::shared_ptr<PeerLane> lane,
+                                         std::shared_ptr<const std::string> message, bool full) {
+  Peer& peer = *lane->peer;
   PeerHttpRequest req{http::verb::post, peer.config.host, peer.config.peer_port, kSummaryPath,
                       *message,         config_.node.id,  kSummaryType};
   auto [ec, reply] = co_await peer_http_exchange(executor_, std::move(req),
                                                  config_.cluster.peer_timeout_ms,
                                                  tls_client_.get());
-  busy_[i] = 0;
+  lane->pushing = false;
+  if (lane->removed) co_return;
   const auto now = std::chrono::steady_clock::now();
   if (ec) {
-    table_.record_failure(i, "push: " + ec.message(), now);
+    table_.record_failure(peer, "push: " + ec.message(), now);
     co_return;
   }
   peer.counters.messages_sent.fetch_add(1, std::memory_order_relaxed);
   peer.counters.bytes_sent.fetch_add(message->size(), std::memory_order_relaxed);
-  table_.record_rtt(i, reply.rtt);
+  PeerTable::record_rtt(peer, reply.rtt);
   if (reply.status == 204 || reply.status == 200) {
-    table_.record_success(i);
+    table_.record_success(peer);
     if (log_.enabled(LogLevel::debug)) {
       log_.debug("summary " + std::string(full ? "full" : "delta") + " of " +
                  std::to_string(message->size()) + " bytes delivered to " + peer.config.id);
     }
     if (full) {
       std::lock_guard lock(table_.mutex());
-      table_.at(i).link.needs_full = false;
+      peer.link.needs_full = false;
     }
   } else if (reply.status == 409 || reply.status == 429) {
     // 409: the peer lost track; 429: it dropped this one (too fast). Either
     // way the next round is full.
     std::lock_guard lock(table_.mutex());
-    table_.at(i).link.needs_full = true;
+    peer.link.needs_full = true;
   } else {
-    table_.record_failure(i,
+    table_.record_failure(peer,
                           "push refused with " + std::to_string(reply.status) + ": " + reply.body,
                           now);
     log_.warn("peer " + peer.config.id + " refused our summary: " + std::to_string(reply.status) +
@@ -411,20 +493,28 @@ awaitable<void> SummaryExchange::push_to(std::size_t i, std::shared_ptr<const st
   }
 }
 
-awaitable<void> SummaryExchange::pull_from(std::size_t i) {
-  Peer& peer = table_.at(i);
+awaitable<void> SummaryExchange::pull_from(std::shared_ptr<PeerLane> lane) {
+  Peer& peer = *lane->peer;
   PeerHttpRequest req{http::verb::get, peer.config.host, peer.config.peer_port, kSummaryPath, {},
                       config_.node.id, kSummaryType};
   auto [ec, reply] = co_await peer_http_exchange(executor_, std::move(req),
                                                  config_.cluster.peer_timeout_ms,
                                                  tls_client_.get());
-  busy_[i] = 0;
+  lane->pulling = false;
+  if (lane->removed) co_return;
   if (ec) {
-    table_.record_failure(i, "pull: " + ec.message(), std::chrono::steady_clock::now());
+    table_.record_failure(peer, "pull: " + ec.message(), std::chrono::steady_clock::now());
     co_return;
   }
-  table_.record_rtt(i, reply.rtt);
-  if (reply.status != 200) co_return;  // 503: nothing published yet; it will push
+  PeerTable::record_rtt(peer, reply.rtt);
+  if (reply.status == 503) co_return;  // nothing published yet; it will push
+  if (reply.status != 200) {
+    // Refused (this node is not its peer yet, or the secret differs): no
+    // pull again before the backoff.
+    table_.record_failure(peer, "pull refused with " + std::to_string(reply.status),
+                          std::chrono::steady_clock::now());
+    co_return;
+  }
   peer.counters.messages_received.fetch_add(1, std::memory_order_relaxed);
   peer.counters.bytes_received.fetch_add(reply.body.size(), std::memory_order_relaxed);
   auto message = protocol::decode(reply.body, [this](std::string_view id) { return secret_for(id); },
@@ -433,17 +523,44 @@ awaitable<void> SummaryExchange::pull_from(std::size_t i) {
       message->kind != protocol::MessageKind::full) {
     peer.counters.messages_rejected.fetch_add(1, std::memory_order_relaxed);
     const std::string why = message ? "not a full summary of that peer" : message.error().message();
-    table_.record_failure(i, "pulled summary rejected: " + why, std::chrono::steady_clock::now());
+    table_.record_failure(peer, "pulled summary rejected: " + why, std::chrono::steady_clock::now());
     log_.warn("peer " + peer.config.id + ": pulled summary rejected: " + why);
     co_return;
   }
-  apply(i, *message);
+  apply(*lane, *message);
+}
+
+awaitable<std::optional<std::string>> SummaryExchange::probe(std::string address,
+                                                             std::string& why) {
+  PeerHttpRequest req{http::verb::get, address, config_.cluster.peer_listen.port, kSummaryPath, {},
+                      config_.node.id, kSummaryType};
+  auto [ec, reply] = co_await peer_http_exchange(executor_, std::move(req),
+                                                 config_.cluster.peer_timeout_ms,
+                                                 tls_client_.get());
+  if (ec) {
+    why = ec.message();
+    co_return std::nullopt;
+  }
+  if (reply.status != 200) {
+    why = "answered " + std::to_string(reply.status);
+    co_return std::nullopt;
+  }
+  // Any node id will do here: the tag proves the cluster's secret signed it.
+  const std::string& secret = config_.cluster.secret;
+  auto message = protocol::decode(
+      reply.body, [&secret](std::string_view) { return std::optional<std::string>(secret); },
+      limits());
+  if (!message || message->kind != protocol::MessageKind::full) {
+    why = message ? "not a full summary" : "summary rejected: " + message.error().message();
+    co_return std::nullopt;
+  }
+  co_return message->info.node_id;
 }
 
 void SummaryExchange::refuse_invalidations(const SummaryRequest& request, const std::string& why) {
   invalidations_.count_refused();
-  if (const auto i = table_.find(request.from)) {
-    table_.at(*i).counters.messages_rejected.fetch_add(1, std::memory_order_relaxed);
+  if (PeerLane* lane = lane_of(request.from)) {
+    lane->peer->counters.messages_rejected.fetch_add(1, std::memory_order_relaxed);
   }
   if (const auto held = invalidation_reject_log_.admit(std::chrono::steady_clock::now())) {
     log_.warn("peer invalidations from " + request.remote + " (node " + printable_id(request.from) +
@@ -467,8 +584,9 @@ SummaryResponse SummaryExchange::receive_invalidations(const SummaryRequest& req
     refuse_invalidations(request, why);
     return answer(400, why + "\n");
   }
-  const std::size_t i = *table_.find(batch->node_id);  // decode found its secret: a peer
-  const protocol::SequenceDecision d = sequences_[i].accept(*batch);
+  PeerLane* lane = lane_of(batch->node_id);  // decode found its secret: a peer
+  if (lane == nullptr) return answer(401, "not a peer of this node\n");
+  const protocol::SequenceDecision d = lane->sequence.accept(*batch);
   const std::int64_t now = wall_ms();
   if (d.verdict == protocol::SequenceVerdict::new_epoch) {
     // The sender restarted: what it assigned and we never got is lost with it,
@@ -513,14 +631,14 @@ SummaryResponse SummaryExchange::receive_invalidations(const SummaryRequest& req
 }
 
 void SummaryExchange::wake_invalidation_senders() {
-  for (std::size_t i = 0; i < invalidation_timers_.size(); ++i) {
-    if (invalidation_idle_[i]) invalidation_timers_[i].cancel();
+  for (const auto& lane : lanes_) {
+    if (lane && lane->invalidation_idle) lane->invalidation_timer.cancel();
   }
 }
 
-awaitable<void> SummaryExchange::invalidation_loop(std::size_t i) {
-  Peer& peer = table_.at(i);
-  asio::steady_timer& timer = invalidation_timers_[i];
+awaitable<void> SummaryExchange::invalidation_loop(std::shared_ptr<PeerLane> lane) {
+  Peer& peer = *lane->peer;
+  asio::steady_timer& timer = lane->invalidation_timer;
   milliseconds retry{0};
   std::uint64_t last_first = 0;  // where the previous batch started
   const auto failed = [&](const std::string& why) {
@@ -531,14 +649,14 @@ awaitable<void> SummaryExchange::invalidation_loop(std::size_t i) {
                 (*held > 0 ? " (and " + std::to_string(*held) + " more failures)" : ""));
     }
   };
-  while (!stopped_) {
+  while (!stopped_ && !lane->removed) {
     auto batch = invalidations_.batch_for(peer.config.id);
     if (!batch) {
-      // Until a purge wakes it (wake_invalidation_senders), or stop().
-      invalidation_idle_[i] = 1;
+      // Until a purge wakes it (wake_invalidation_senders), stop() or remove_lane().
+      lane->invalidation_idle = true;
       timer.expires_after(std::chrono::hours(24));
       co_await timer.async_wait(use_nothrow);
-      invalidation_idle_[i] = 0;
+      lane->invalidation_idle = false;
       continue;
     }
     const bool again = batch->first_seq == last_first;
@@ -549,7 +667,7 @@ awaitable<void> SummaryExchange::invalidation_loop(std::size_t i) {
                         kInvalidationsType};
     auto [ec, reply] = co_await peer_http_exchange(
         executor_, std::move(req), config_.cluster.peer_timeout_ms, tls_client_.get());
-    if (stopped_) co_return;
+    if (stopped_ || lane->removed) co_return;
     if (ec) {
       failed(ec.message());
     } else if (reply.status != 200) {
@@ -557,7 +675,7 @@ awaitable<void> SummaryExchange::invalidation_loop(std::size_t i) {
       failed("answered " + std::to_string(reply.status) + " " +
              reply.body.substr(0, std::min<std::size_t>(reply.body.find('\n'), 200)));
     } else {
-      invalidations_.count_sent(i, batch->entries.size());
+      invalidations_.count_sent(peer.config.id, batch->entries.size());
       auto ack = protocol::decode_invalidation_ack(
           reply.body, [this](std::string_view id) { return secret_for(id); });
       if (!ack) {

@@ -7,7 +7,13 @@
 // (docs/peers.md): this node's purges to every peer, one batch in flight per
 // peer, and peers' batches applied to the store. Everything runs on one io
 // thread; purges arrive through ClusterInvalidations, which is thread-safe.
+// Peers come and go (docs/peers.md, "Live membership"): each has a lane, made
+// by add_lane and ended by remove_lane; a push, pull or send loop still
+// running for a removed peer sees its lane removed and touches nothing more.
 
+#include <array>
+#include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,6 +32,25 @@
 
 namespace sumcache::daemon {
 
+// What the exchange keeps per peer, on the io thread.
+struct PeerLane {
+  PeerLane(std::shared_ptr<Peer> p, const asio::any_io_executor& executor, TokenBucket rate)
+      : peer(std::move(p)), bucket(rate), invalidation_timer(executor) {}
+  std::shared_ptr<Peer> peer;
+  bool removed = false;
+  bool pushing = false;  // a push in flight
+  bool pulling = false;  // a pull in flight
+  // The listener's side: a body being read, and the summary rate.
+  bool receiving = false;
+  bool receiving_invalidations = false;
+  TokenBucket bucket;
+  // What this node has applied of its invalidations, and the send loop's
+  // timer (idle: waiting for a purge, not a backoff).
+  protocol::InvalidationSequence sequence;
+  asio::steady_timer invalidation_timer;
+  bool invalidation_idle = false;
+};
+
 class SummaryExchange : public SummaryGate {
  public:
   SummaryExchange(asio::any_io_executor executor, const config::Config& config, Store& store,
@@ -38,30 +63,53 @@ class SummaryExchange : public SummaryGate {
   ClusterInvalidations& invalidations() { return invalidations_; }
   // On the io thread: the send loops waiting for a purge look again.
   void wake_invalidation_senders();
+  // On the io thread, after PeerTable::add: starts the peer's exchange.
+  void add_lane(std::shared_ptr<Peer> peer);
+  // On the io thread, after PeerTable::remove: stops its loops, drops its
+  // summary from the directory and its invalidation state.
+  void remove_lane(const Peer& peer);
+  // On the io thread: who may connect, and how many at once, for the peers now.
+  void set_sources(std::optional<AccessList> sources);
+  // Peers down past cluster.peer_grace_ms, each reported once (the io thread).
+  void on_grace_over(std::function<void(const Peer&)> handler) {
+    grace_over_ = std::move(handler);
+  }
+  std::uint64_t grace_drops() const { return grace_drops_.load(std::memory_order_relaxed); }
+  // Discovery: the node id that `address` (on this node's peer port) signs
+  // its full summary with; nullopt with `why` when it serves none.
+  awaitable<std::optional<std::string>> probe(std::string address, std::string& why);
 
   // SummaryGate: what the peer listener lets in.
   Verdict admit(const SummaryHead& head, std::size_t& peer) override;
   std::uint64_t max_filter_bits(std::size_t) const override { return max_filter_bits_; }
   SummaryResponse handle(const SummaryRequest& request) override;
   void body_done(std::size_t peer, bool invalidations) override {
-    (invalidations ? receiving_invalidations_ : receiving_)[peer] = 0;
+    if (peer >= lanes_.size()) return;
+    if (const auto& lane = lanes_[peer]) {
+      (invalidations ? lane->receiving_invalidations : lane->receiving) = false;
+    }
   }
 
  private:
   SummaryResponse receive(const SummaryRequest& request);
   SummaryResponse serve_full(const SummaryRequest& request) const;
-  // Applies a decoded message from peer i; returns the HTTP status for the sender.
-  SummaryResponse apply(std::size_t i, const protocol::SummaryMessage& message);
+  // Applies a decoded message from a peer; returns the HTTP status for the sender.
+  SummaryResponse apply(PeerLane& lane, const protocol::SummaryMessage& message);
   // A batch from a peer: applied as its InvalidationSequence says, answered with the ack.
   SummaryResponse receive_invalidations(const SummaryRequest& request);
   void refuse_invalidations(const SummaryRequest& request, const std::string& why);
-  // Sends peer i this node's purges, one batch at a time, until acknowledged.
-  awaitable<void> invalidation_loop(std::size_t i);
+  // Sends the peer this node's purges, one batch at a time, until acknowledged.
+  awaitable<void> invalidation_loop(std::shared_ptr<PeerLane> lane);
   awaitable<void> publish_loop();
   void publish_round(bool delta_due, SteadyTime now);
-  void push(std::size_t i, std::shared_ptr<const std::string> message, bool full);
-  awaitable<void> push_to(std::size_t i, std::shared_ptr<const std::string> message, bool full);
-  awaitable<void> pull_from(std::size_t i);
+  // Peers down past cluster.peer_grace_ms: their summary leaves the directory.
+  void drop_past_grace(SteadyTime now);
+  void push(const std::shared_ptr<PeerLane>& lane, std::shared_ptr<const std::string> message,
+            bool full);
+  awaitable<void> push_to(std::shared_ptr<PeerLane> lane,
+                          std::shared_ptr<const std::string> message, bool full);
+  awaitable<void> pull_from(std::shared_ptr<PeerLane> lane);
+  PeerLane* lane_of(std::string_view node_id) const;
   protocol::SummaryInfo info() const;
   std::string etag() const;
   std::optional<std::string> secret_for(std::string_view node_id) const;
@@ -83,21 +131,16 @@ class SummaryExchange : public SummaryGate {
   // The bit view as the deltas sent so far describe it: what a peer holds.
   std::optional<filters::BloomFilter> published_;
   SteadyTime last_publish_{};
-  std::vector<char> busy_;  // per peer: a push or pull in flight
-  // The listener's side, per peer: a body being read, and the summary rate.
-  std::vector<char> receiving_;
-  std::vector<TokenBucket> buckets_;
+  std::array<std::shared_ptr<PeerLane>, PeerTable::kSlots> lanes_;  // by slot
+  bool started_ = false;
   std::uint64_t max_filter_bits_;
   LogLimiter reject_log_;
   ClusterInvalidations invalidations_;
-  // Per peer: what this node has applied of its invalidations, a batch being
-  // read, and the send loop's timer (idle: waiting for a purge, not a backoff).
-  std::vector<protocol::InvalidationSequence> sequences_;
-  std::vector<char> receiving_invalidations_;
-  std::vector<asio::steady_timer> invalidation_timers_;
-  std::vector<char> invalidation_idle_;
   LogLimiter invalidation_reject_log_;
   LogLimiter invalidation_send_log_;
+  LogLimiter grace_log_;
+  std::function<void(const Peer&)> grace_over_;
+  std::atomic<std::uint64_t> grace_drops_{0};
   bool stopped_ = false;
 };
 

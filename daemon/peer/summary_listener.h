@@ -66,6 +66,7 @@ class SummaryListener {
                   SummaryListenerLimits limits, asio::ssl::context* tls = nullptr);
   error_code listen(const tcp::endpoint& endpoint, std::string& failed_step);
   void set_sources(std::optional<AccessList> sources) { limits_.sources = std::move(sources); }
+  void set_max_connections(std::size_t n) { limits_.max_connections = n; }
   void start();
   void stop();
   RefusalCounts refusals() const { return refusals_.snapshot(); }

@@ -291,7 +291,8 @@ awaitable<void> serve_requests(WorkerContext& worker, ClientConnection& client, 
       const auto framing =
           request_framing(parser.get().version(), framing_fields(parser.get().base()));
       // Before the allow-list: only a verified peer may pass without a place in it.
-      const PeerRequestCheck peer_check = check_peer_headers(*settings, parser.get());
+      const PeerRequestCheck peer_check = check_peer_headers(
+          *settings, parser.get(), shared.cache != nullptr ? shared.cache->peers() : nullptr);
       const bool verified_peer = peer_check.kind == PeerRequestKind::verified_peer;
       if (const auto* refusal = std::get_if<FramingRefusal>(&framing)) {
         client.keep_alive = false;

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "daemon/cache/cache_service.h"
+#include "daemon/peer/peer_service.h"
 #include "daemon/proxy/forward_flow.h"
 #include "protocol/peer_auth.h"
 
@@ -17,7 +18,8 @@ std::vector<std::string_view> values_of(const http::request_header<>& req, std::
 
 }  // namespace
 
-PeerRequestCheck check_peer_headers(const Settings& settings, const http::request_header<>& req) {
+PeerRequestCheck check_peer_headers(const Settings& settings, const http::request_header<>& req,
+                                    const PeerService* peers) {
   // Most requests carry neither field: no allocation for them.
   if (req.find(kPeerRequestHeader) == req.end() &&
       req.find(protocol::kPeerAuthHeader) == req.end()) {
@@ -26,7 +28,12 @@ PeerRequestCheck check_peer_headers(const Settings& settings, const http::reques
   const auto markers = values_of(req, kPeerRequestHeader);
   const auto auths = values_of(req, protocol::kPeerAuthHeader);
   const config::Config& config = settings.config;
-  const auto peer_secret = [&config](std::string_view id) -> std::optional<std::string> {
+  // The peers now (live membership), or the config's without a cluster.
+  const auto peer_secret = [&config, peers](std::string_view id) -> std::optional<std::string> {
+    if (peers != nullptr) {
+      if (peers->is_peer(id)) return config.cluster.secret;
+      return std::nullopt;
+    }
     for (const auto& peer : config.peers) {
       if (peer.id == id) return config.cluster.secret;
     }

@@ -10,7 +10,11 @@
 
 namespace sumcache::daemon {
 
-PeerRequestCheck check_peer_headers(const Settings& settings, const http::request_header<>& req);
+class PeerService;
+
+// `peers`: the cluster's live table, null without one (then config.peers).
+PeerRequestCheck check_peer_headers(const Settings& settings, const http::request_header<>& req,
+                                    const PeerService* peers);
 
 // Sends the 403 for a refused check; returns the status sent.
 awaitable<unsigned> refuse_peer_request(WorkerContext& worker, const Settings& settings,

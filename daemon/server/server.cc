@@ -8,6 +8,7 @@
 #include "daemon/http/hop_by_hop.h"
 #include "daemon/net/local_addresses.h"
 #include "daemon/peer/cluster_tls.h"
+#include "daemon/peer/peer_service.h"
 #include "daemon/peer/peer_sources.h"
 
 namespace sumcache::daemon {
@@ -34,7 +35,14 @@ config::Config apply_live(const config::Config& running, const config::Config& n
   cluster.summary_expiry_ms = next.cluster.summary_expiry_ms;
   cluster.peer_timeout_ms = next.cluster.peer_timeout_ms;
   cluster.store_peer_hits = next.cluster.store_peer_hits;
-  // The peer list is fixed until a restart; a weight may change (same peer, same place).
+  cluster.peer_grace_ms = next.cluster.peer_grace_ms;
+  if (running.cluster.sharing == config::Sharing::summary &&
+      next.cluster.sharing == config::Sharing::summary) {
+    // Live membership: PeerService applies what changed in the list.
+    merged.peers = next.peers;
+    return merged;
+  }
+  // ICP's peer list is fixed until a restart; a weight may change (same peer, same place).
   for (std::size_t i = 0; i < merged.peers.size() && i < next.peers.size(); ++i) {
     if (merged.peers[i].id == next.peers[i].id) merged.peers[i].weight = next.peers[i].weight;
   }
@@ -59,7 +67,7 @@ ListenerAddress listener_address(const tcp::endpoint& endpoint) {
 // starts it only with peers); ports as configured, which the cluster needs fixed.
 std::vector<ListenerAddress> cluster_listeners(const config::Config& config) {
   const auto& c = config.cluster;
-  if (c.sharing == config::Sharing::none || config.peers.empty()) return {};
+  if (!runs_cluster(config)) return {};
   error_code ec;
   const auto address = asio::ip::make_address(c.peer_listen.address, ec);
   if (ec) return {};
@@ -173,7 +181,7 @@ bool Server::start_admin() {
 
 bool Server::start_peer_objects() {
   const auto& c = config_.cluster;
-  if (c.sharing == config::Sharing::none || config_.peers.empty() || !c.tls.enabled) return true;
+  if (!runs_cluster(config_) || !c.tls.enabled) return true;
   std::string failed;
   if (!load_cluster_tls(peer_server_tls_, peer_client_tls_, c.tls, failed)) {
     log_.error(failed);
@@ -199,6 +207,14 @@ bool Server::start_peer_objects() {
   log_.info("peer objects listening on " + endpoint.address().to_string() + ":" +
             std::to_string(endpoint.port()) + " (TLS)");
   return true;
+}
+
+void Server::set_peer_sources(std::optional<AccessList> sources) {
+  asio::post(control_, [this, sources = std::move(sources)]() mutable {
+    if (!config_.cluster.tls.enabled) return;  // no object listener to guard
+    peer_sources_ = std::move(sources);
+    publish_settings();
+  });
 }
 
 // The settings with what only the running server knows: its bound listeners

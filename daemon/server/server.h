@@ -33,6 +33,8 @@ class Server {
   const std::vector<tcp::endpoint>& proxy_endpoints() const { return endpoints_; }
   ProxyShared& shared() { return shared_; }
   // Called on the control thread after a SIGHUP applied a new config.
+  // Any thread: who may connect to the peer object listener now (live membership).
+  void set_peer_sources(std::optional<AccessList> sources);
   void on_reload(std::function<void(const config::Config&)> hook) {
     reload_hook_ = std::move(hook);
   }

@@ -86,6 +86,23 @@ TEST(Reload, APeersAddressNeedsARestartItsWeightDoesNot) {
             (Paths{"$.peers[0].host", "$.peers[0].peer_port"}));
 }
 
+TEST(Reload, InSummaryModeThePeersAndTheGraceApplyLive) {
+  // Live membership (docs/peers.md): the peer service applies the list's changes.
+  const char* base = R"({"cluster": {"sharing": "summary", "secret": "0123456789abcdef"},
+                         "peers": [{"id": "a", "host": "h1"}]})";
+  Config running = with(base);
+  Config next = with(R"({"cluster": {"sharing": "summary", "secret": "0123456789abcdef",
+                                     "peer_grace_ms": 1000},
+                         "peers": [{"id": "a", "host": "h2"}, {"id": "b", "host": "h3"}]})");
+  EXPECT_EQ(changed_paths(running, next), (Paths{"$.cluster.peer_grace_ms", "$.peers"}));
+  EXPECT_EQ(restart_required_changes(running, next), Paths{});
+  // Discovery's settings still need a restart.
+  Config found = with(R"({"cluster": {"sharing": "summary", "secret": "0123456789abcdef",
+                                      "discovery": {"name": "peers.example"}},
+                          "peers": [{"id": "a", "host": "h1"}]})");
+  EXPECT_EQ(restart_required_changes(running, found), Paths{"$.cluster.discovery.name"});
+}
+
 TEST(Reload, ModeChangeNeedsARestart) {
   Config next = with(R"({"mode": "reverse", "reverse": {"origin": "http://127.0.0.1:8080"}})");
   EXPECT_EQ(restart_required_changes(default_config(), next),

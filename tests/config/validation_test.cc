@@ -184,6 +184,18 @@ const BadConfig kBadConfigs[] = {
      "$.cluster.peer_max_filter_bits", "must be 0 (derived) or at least 1024"},
     {"PeerFilterBitsOverDirectory", R"({"cluster": {"peer_max_filter_bits": 268435457}})",
      "$.cluster.peer_max_filter_bits", "must be between 0 and 268435456"},
+    {"PeerGraceTooLong", R"({"cluster": {"peer_grace_ms": 86400001}})",
+     "$.cluster.peer_grace_ms", "must be between 0 and 86400000"},
+    {"DiscoveryWithoutSummary", R"({"cluster": {"discovery": {"name": "peers.example"}}})",
+     "$.cluster.discovery.name", "needs sharing \"summary\""},
+    {"DiscoveryHostsFileWithoutName", R"({"cluster": {"discovery": {"hosts_file": "/h"}}})",
+     "$.cluster.discovery.hosts_file", "needs discovery.name"},
+    {"DiscoveryNameNotAHost",
+     R"({"cluster": {"sharing": "summary", "secret": "0123456789abcdef",
+                     "discovery": {"name": "not a name"}}})",
+     "$.cluster.discovery.name", ""},
+    {"DiscoveryIntervalTooShort", R"({"cluster": {"discovery": {"interval_ms": 10}}})",
+     "$.cluster.discovery.interval_ms", "must be between 100 and 3600000"},
     {"PeerAllowNotACidr", R"({"cluster": {"peer_allow": ["10.0.0.0/33"]}})",
      "$.cluster.peer_allow[0]", "prefix length must be 0 to 32"},
     {"PeerSummaryRateZero", R"({"cluster": {"peer_summary_rate": 0}})",
@@ -222,6 +234,10 @@ TEST(ConfigErrors, AcceptsWhatOnlyLooksLikeAConflict) {
       R"({"admin": {"token": "", "token_file": "t"}})",
       // A disabled disk tier needs no budget for the largest object.
       R"({"cache": {"disk": {"enabled": false, "max_bytes": "1MiB"}}})",
+      // Discovery with a hosts file, and with no static peers at all.
+      R"({"cluster": {"sharing": "summary", "secret": "0123456789abcdef", "peer_grace_ms": 0,
+                      "discovery": {"name": "peers.example", "hosts_file": "/etc/hosts",
+                                    "interval_ms": 1000}}})",
       // The operator may open the proxy to everyone by saying so.
       R"({"access": {"allow_clients": ["0.0.0.0/0", "::/0"]}})",
   };

@@ -18,6 +18,10 @@ const std::string_view kUsage =
     "  peers                 the peer table (--json: the raw /peers)\n"
     "  filter                the local counting filter (--json: the raw /filter)\n"
     "  purge URL             remove URL from the cache: exit 0 purged, 1 not cached, 2 error\n"
+    "  peer add ID HOST [--http-port N] [--peer-port N] [--icp-port N] [--object-port N]\n"
+    "                [--weight W]\n"
+    "                        add a peer now, until the next restart (POST /peers)\n"
+    "  peer remove ID        remove a peer now, until the next restart (DELETE /peers/ID)\n"
     "  bloom-calc --entries N (--fpr P | --bits-per-entry B) [--hashes K]\n"
     "                        filter sizes, FPR and summary size on the wire (offline);\n"
     "                        with --fpr also the wire-optimal filter (filter.objective \"wire\")\n"
@@ -42,8 +46,10 @@ bool is_ip_literal(const std::string& host) {
 }
 
 bool takes_value(std::string_view option) {
-  for (std::string_view known : {"--admin", "--token", "--token-file", "--timeout-ms", "--entries",
-                                 "--fpr", "--bits-per-entry", "--hashes"}) {
+  for (std::string_view known :
+       {"--admin", "--token", "--token-file", "--timeout-ms", "--entries", "--fpr",
+        "--bits-per-entry", "--hashes", "--http-port", "--peer-port", "--icp-port",
+        "--object-port", "--weight"}) {
     if (option == known) return true;
   }
   return false;
@@ -55,6 +61,7 @@ std::optional<Verb> verb_named(std::string_view name) {
   if (name == "filter") return Verb::filter;
   if (name == "purge") return Verb::purge;
   if (name == "bloom-calc") return Verb::bloom_calc;
+  if (name == "peer") return Verb::peer_add;  // the sub-command decides
   if (name == "help") return Verb::help;
   return std::nullopt;
 }
@@ -67,6 +74,14 @@ std::string check_command(const CtlCommand& c, bool has_verb) {
   if (c.verb == Verb::purge && c.url.empty()) return "purge needs a URL";
   if (c.verb == Verb::purge && c.url.find("://") == std::string::npos) {
     return "purge needs an absolute URL (scheme://host/path), got '" + c.url + "'";
+  }
+  const bool peer_add = c.verb == Verb::peer_add;
+  if (peer_add && (c.peer_id.empty() || c.peer_host.empty())) return "peer add needs ID and HOST";
+  if (c.verb == Verb::peer_remove && c.peer_id.empty()) return "peer remove needs ID";
+  if (!peer_add &&
+      (c.http_port != 0 || c.peer_port != 0 || c.icp_port != 0 || c.object_port != 0 ||
+       c.weight != 0)) {
+    return "--http-port, --peer-port, --icp-port, --object-port and --weight belong to peer add";
   }
   if (c.verb != Verb::bloom_calc) {
     if (c.entries != 0 || c.fpr != 0 || c.bits_per_entry != 0 || c.hashes != 0) {
@@ -116,6 +131,7 @@ ParsedArgs parse_args(const std::vector<std::string>& args) {
   ParsedArgs parsed;
   CtlCommand& c = parsed.command;
   bool has_verb = false;
+  bool peer_sub = false;  // "peer" was followed by add or remove
   auto fail = [&parsed](std::string reason) {
     parsed.error = std::move(reason);
     return parsed;
@@ -166,6 +182,18 @@ ParsedArgs parse_args(const std::vector<std::string>& args) {
         return fail("--hashes wants 1.." + std::to_string(filters::kMaxHashes));
       }
       c.hashes = *k;
+    } else if (arg == "--http-port" || arg == "--peer-port" || arg == "--icp-port" ||
+               arg == "--object-port") {
+      auto port = parse_number<std::uint16_t>(value);
+      if (!port || *port == 0) return fail(arg + " wants 1..65535, got '" + value + "'");
+      (arg == "--http-port"   ? c.http_port
+       : arg == "--peer-port" ? c.peer_port
+       : arg == "--icp-port"  ? c.icp_port
+                              : c.object_port) = *port;
+    } else if (arg == "--weight") {
+      auto w = parse_number<std::uint32_t>(value);
+      if (!w || *w == 0 || *w > 100) return fail("--weight wants 1..100, got '" + value + "'");
+      c.weight = *w;
     } else if (arg.starts_with("-")) {
       return fail("unknown option '" + arg + "'");
     } else if (!has_verb) {
@@ -177,11 +205,23 @@ ParsedArgs parse_args(const std::vector<std::string>& args) {
     } else if (c.verb == Verb::purge && c.url.empty()) {
       c.url = arg;
       continue;
+    } else if (c.verb == Verb::peer_add && !peer_sub) {
+      if (arg != "add" && arg != "remove") return fail("peer wants add or remove, got '" + arg + "'");
+      if (arg == "remove") c.verb = Verb::peer_remove;
+      peer_sub = true;
+      continue;
+    } else if ((c.verb == Verb::peer_add || c.verb == Verb::peer_remove) && c.peer_id.empty()) {
+      c.peer_id = arg;
+      continue;
+    } else if (c.verb == Verb::peer_add && c.peer_host.empty()) {
+      c.peer_host = arg;
+      continue;
     } else {
       return fail("unexpected argument '" + arg + "'");
     }
     ++i;  // the option's value
   }
+  if (has_verb && c.verb == Verb::peer_add && !peer_sub) return fail("peer wants add or remove");
   if (auto reason = check_command(c, has_verb); !reason.empty()) return fail(reason);
   return parsed;
 }

@@ -2,6 +2,9 @@
 // sumcachectl's command line, parsed into a plain struct (no I/O here):
 //   sumcachectl [--admin HOST:PORT] [--token T | --token-file F] [--json] [--timeout-ms N]
 //               stats | peers | filter | purge URL
+//               | peer add ID HOST [--http-port N] [--peer-port N] [--icp-port N]
+//                                  [--object-port N] [--weight W]
+//               | peer remove ID
 //               | bloom-calc --entries N (--fpr P | --bits-per-entry B) [--hashes K]
 
 #include <chrono>
@@ -12,7 +15,7 @@
 
 namespace sumcache::tools {
 
-enum class Verb { help, stats, peers, filter, purge, bloom_calc };
+enum class Verb { help, stats, peers, filter, purge, bloom_calc, peer_add, peer_remove };
 
 struct AdminAddress {
   std::string host = "127.0.0.1";  // an IP literal, IPv6 without brackets
@@ -28,6 +31,14 @@ struct CtlCommand {
   bool json = false;
   std::chrono::milliseconds timeout{5000};  // the whole exchange: connect, send, receive
   std::string url;                          // purge
+  // peer add / remove: the peers[] entry's fields; 0 ports and weight: the daemon's defaults.
+  std::string peer_id;
+  std::string peer_host;
+  std::uint16_t http_port = 0;
+  std::uint16_t peer_port = 0;
+  std::uint16_t icp_port = 0;
+  std::uint16_t object_port = 0;
+  std::uint32_t weight = 0;
   std::uint64_t entries = 0;                // bloom-calc: n
   double fpr = 0;                           // target p; 0 when bits_per_entry is given
   double bits_per_entry = 0;

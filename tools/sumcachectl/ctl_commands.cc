@@ -102,6 +102,38 @@ int purge(const CtlCommand& c, const std::string& token, std::ostream& out, std:
   return kExitOk;
 }
 
+// peer add / remove: the admin's POST /peers and DELETE /peers/ID.
+int change_peer(const CtlCommand& c, const std::string& token, std::ostream& out,
+                std::ostream& err) {
+  AdminRequest request{.method = "DELETE", .target = "/peers/" + c.peer_id, .token = token};
+  if (c.verb == Verb::peer_add) {
+    nlohmann::json entry = {{"id", c.peer_id}, {"host", c.peer_host}};
+    if (c.http_port != 0) entry["http_port"] = c.http_port;
+    if (c.peer_port != 0) entry["peer_port"] = c.peer_port;
+    if (c.icp_port != 0) entry["icp_port"] = c.icp_port;
+    if (c.object_port != 0) entry["object_port"] = c.object_port;
+    if (c.weight != 0) entry["weight"] = c.weight;
+    request = {.method = "POST",
+               .target = "/peers",
+               .token = token,
+               .content_type = "application/json",
+               .body = entry.dump()};
+  }
+  auto reply = admin_exchange(c.admin, request, c.timeout);
+  if (!reply) {
+    err << "sumcachectl: " << describe(request, c.admin) << ": " << reply.error().message() << "\n";
+    return kExitError;
+  }
+  if (reply->status != 200 && reply->status != 201) {
+    err << "sumcachectl: " << describe(request, c.admin) << ": HTTP " << reply->status << " "
+        << (reply->status == 401 ? "(bad or missing token) " : "") << snippet(reply->body)
+        << "\n";
+    return kExitError;
+  }
+  out << "peer " << c.peer_id << (c.verb == Verb::peer_add ? " added" : " removed") << "\n";
+  return kExitOk;
+}
+
 }  // namespace
 
 int run_command(const CtlCommand& c, std::ostream& out, std::ostream& err) {
@@ -125,6 +157,9 @@ int run_command(const CtlCommand& c, std::ostream& out, std::ostream& err) {
   if (!token) {
     err << "sumcachectl: " << c.token_file << ": " << token.error().message() << "\n";
     return kExitError;
+  }
+  if (c.verb == Verb::peer_add || c.verb == Verb::peer_remove) {
+    return change_peer(c, *token, out, err);
   }
   return c.verb == Verb::purge ? purge(c, *token, out, err) : show(c, *token, out, err);
 }

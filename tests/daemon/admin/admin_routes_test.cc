@@ -13,6 +13,7 @@ TEST(AdminRoutes, ReadPathsTakeGetAndHead) {
       EXPECT_EQ(r.status, 200U) << method << " " << path;
       EXPECT_FALSE(r.changes_state) << path;
     }
+    if (std::string_view(path) == "/peers") continue;  // POST adds a peer
     const auto post = route_admin("POST", path);
     EXPECT_EQ(post.status, 405U) << path;
     EXPECT_EQ(post.allow, "GET, HEAD");
@@ -30,6 +31,28 @@ TEST(AdminRoutes, PurgeTakesPostOnlyAndNeedsTheToken) {
     EXPECT_EQ(wrong.status, 405U) << method;
     EXPECT_EQ(wrong.allow, "POST");
   }
+}
+
+TEST(AdminRoutes, PeersTakePostToAddAndDeleteToRemoveWithTheToken) {
+  const auto add = route_admin("POST", "/peers");
+  EXPECT_EQ(add.status, 200U);
+  EXPECT_EQ(add.endpoint, AdminEndpoint::peer_add);
+  EXPECT_TRUE(add.changes_state);
+  EXPECT_EQ(route_admin("PUT", "/peers").status, 405U);
+  EXPECT_EQ(route_admin("PUT", "/peers").allow, "GET, HEAD, POST");
+  const auto remove = route_admin("DELETE", "/peers/node-d?x=1");
+  EXPECT_EQ(remove.status, 200U);
+  EXPECT_EQ(remove.endpoint, AdminEndpoint::peer_remove);
+  EXPECT_TRUE(remove.changes_state);
+  EXPECT_EQ(remove.peer_id, "node-d");
+  for (const char* method : {"GET", "POST", "PURGE"}) {
+    const auto wrong = route_admin(method, "/peers/node-d");
+    EXPECT_EQ(wrong.status, 405U) << method;
+    EXPECT_EQ(wrong.allow, "DELETE");
+  }
+  EXPECT_EQ(route_admin("DELETE", "/peers/").status, 404U);
+  EXPECT_EQ(route_admin("DELETE", "/peers/a/b").status, 404U);
+  EXPECT_EQ(route_admin("DELETE", "/peers").status, 405U);
 }
 
 TEST(AdminRoutes, UnknownPathsAre404WhateverTheMethod) {

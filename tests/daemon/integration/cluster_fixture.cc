@@ -1,5 +1,7 @@
 #include "tests/daemon/integration/cluster_fixture.h"
 
+#include <signal.h>
+
 #include <fstream>
 #include <thread>
 
@@ -15,9 +17,9 @@ std::string node_config(const ClusterNode& self, const std::vector<ClusterNode>&
                         const std::string& tls_json) {
   std::string peers;
   for (const auto& p : all) {
-    if (p.id == self.id) continue;
+    if (p.id == self.id || (!p.listed && self.listed)) continue;
     if (!peers.empty()) peers += ",";
-    peers += R"({"id": ")" + p.id + R"(", "host": "127.0.0.1", "http_port": )" +
+    peers += R"({"id": ")" + p.id + R"(", "host": ")" + p.address + R"(", "http_port": )" +
              std::to_string(p.http_port) + R"(, "peer_port": )" + std::to_string(p.peer_port) +
              R"(, "icp_port": )" + std::to_string(p.icp_port) + R"(, "object_port": )" +
              std::to_string(p.object_port) + "}";
@@ -27,7 +29,7 @@ std::string node_config(const ClusterNode& self, const std::vector<ClusterNode>&
          self.id + R"("},
     "mode": "forward",
     "workers": 2,
-    "listen": [{"address": "127.0.0.1", "port": )" +
+    "listen": [{"address": ")" + self.address + R"(", "port": )" +
          std::to_string(self.http_port) + "}" +
          (o.listen_ipv6_too
               ? R"(, {"address": "::1", "port": )" + std::to_string(self.http_port) + "}"
@@ -45,11 +47,13 @@ std::string node_config(const ClusterNode& self, const std::vector<ClusterNode>&
          (dir / "access.log").string() + R"(", "level": "debug"},
     "cluster": {"sharing": ")" +
          o.sharing + R"(", "secret": ")" + self.secret + R"(",
-                "peer_listen": {"address": "127.0.0.1", "port": )" +
+                "peer_listen": {"address": ")" +
+         self.address + R"(", "port": )" +
          std::to_string(self.peer_port) + R"(},
                 "icp_port": )" +
          std::to_string(self.icp_port) + R"(,
-                "object_listen": {"address": "127.0.0.1", "port": )" +
+                "object_listen": {"address": ")" +
+         self.address + R"(", "port": )" +
          std::to_string(self.object_port) + R"(},
                 )" +
          o.extra_cluster_json + tls_json + R"(
@@ -87,12 +91,15 @@ bool ClusterTest::start_cluster(const ClusterOptions& options) {
   nodes_.resize(options.nodes);
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
     nodes_[i].id = "node-" + std::string(1, static_cast<char>('a' + i));
-    nodes_[i].http_port = free_port();
-    nodes_[i].peer_port = free_port();
-    nodes_[i].icp_port = free_port();
-    nodes_[i].object_port = free_port();
+    const bool shared_ports = options.distinct_addresses && i > 0;
+    nodes_[i].http_port = shared_ports ? nodes_[0].http_port : free_port();
+    nodes_[i].peer_port = shared_ports ? nodes_[0].peer_port : free_port();
+    nodes_[i].icp_port = shared_ports ? nodes_[0].icp_port : free_port();
+    nodes_[i].object_port = shared_ports ? nodes_[0].object_port : free_port();
     nodes_[i].admin_port = free_port();
     nodes_[i].secret = options.secret;
+    if (options.distinct_addresses) nodes_[i].address = "127.0.0." + std::to_string(20 + i);
+    nodes_[i].listed = i + options.late_nodes < options.nodes;
   }
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
     const auto dir = work_.path() / nodes_[i].id;
@@ -100,10 +107,26 @@ bool ClusterTest::start_cluster(const ClusterOptions& options) {
     nodes_[i].config = dir / "sumcache.json";
     std::ofstream(nodes_[i].config) << node_config(nodes_[i], nodes_, options, dir, tls_json_);
   }
-  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+  for (std::size_t i = 0; i + options.late_nodes < nodes_.size(); ++i) {
     if (!start_node(i)) return false;
   }
   return true;
+}
+
+void ClusterTest::write_config(std::size_t i) {
+  std::ofstream(nodes_[i].config) << node_config(nodes_[i], nodes_, options_,
+                                                 nodes_[i].config.parent_path(), tls_json_);
+}
+
+bool ClusterTest::reload_node(std::size_t i) {
+  const std::size_t before = count_matches(log_of(i), "SIGHUP: reloaded");
+  if (::kill(nodes_[i].process->pid(), SIGHUP) != 0) return false;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (count_matches(log_of(i), "SIGHUP: reloaded") > before) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
 }
 
 bool ClusterTest::start_node(std::size_t i) {
@@ -116,7 +139,7 @@ bool ClusterTest::start_node(std::size_t i) {
     ADD_FAILURE() << "cannot start " << SUMCACHED_PATH;
     return false;
   }
-  if (!node.process->wait_for_line("proxy listening on 127\\.0\\.0\\.1:", std::chrono::seconds(30),
+  if (!node.process->wait_for_line("proxy listening on 127\\.0\\.0\\.", std::chrono::seconds(30),
                                    Output::err)) {
     ADD_FAILURE() << node.id << " did not start:\n" << log_of(i);
     return false;
@@ -128,7 +151,7 @@ void ClusterTest::kill_node(std::size_t i) { nodes_[i].process->kill_hard(); }
 
 ClientResponse ClusterTest::fetch(std::size_t node, const std::string& path, HeaderList headers,
                                   const std::string& method) {
-  HttpClient client({.host = "127.0.0.1",
+  HttpClient client({.host = nodes_[node].address,
                      .port = nodes_[node].http_port,
                      .timeout = std::chrono::seconds(10),
                      .reuse_connection = false});

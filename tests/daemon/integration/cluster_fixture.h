@@ -27,6 +27,12 @@ struct ClusterOptions {
   std::string extra_cluster_json{};  // more "cluster" fields, each followed by a comma
   std::string extra_json{};          // more top-level fields, each followed by a comma
   bool listen_ipv6_too = false;      // the proxy also listens on [::1], same port
+  // The last late_nodes nodes are neither started by start_cluster nor named
+  // in the others' peers (they name every node): a test adds them (live membership).
+  std::size_t late_nodes = 0;
+  // Discovery (live membership): node i listens on 127.0.0.(20 + i), every
+  // node on the same ports, and the others find it in a hosts file.
+  bool distinct_addresses = false;
 };
 
 struct ClusterNode {
@@ -39,6 +45,8 @@ struct ClusterNode {
   std::string secret;
   std::filesystem::path config;
   std::unique_ptr<DaemonProcess> process;
+  std::string address = "127.0.0.1";  // where it listens (options.distinct_addresses)
+  bool listed = true;                  // named in the other nodes' peers
 };
 
 class ClusterTest : public ::testing::Test {
@@ -50,6 +58,10 @@ class ClusterTest : public ::testing::Test {
   // Starts node i again on its config (and its cache directory).
   bool start_node(std::size_t i);
   void kill_node(std::size_t i);
+  // Writes node i's config again (the peers it names follow `listed`).
+  void write_config(std::size_t i);
+  // Sends node i SIGHUP and waits for its reload line: false after 10 s.
+  bool reload_node(std::size_t i);
 
   ClientResponse fetch(std::size_t node, const std::string& path, HeaderList headers = {},
                        const std::string& method = "GET");

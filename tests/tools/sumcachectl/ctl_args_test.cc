@@ -46,6 +46,37 @@ TEST(CtlArgs, AdminAddressRefusesNamesBadPortsAndBareIpv6) {
   EXPECT_NE(parse({"--admin", "cache.example:3129", "stats"}).error, "");
 }
 
+TEST(CtlArgs, PeerAddTakesAnIdAHostAndItsPorts) {
+  const auto p = parse({"--token", "t", "peer", "add", "node-d", "10.0.0.4", "--http-port", "8128",
+                        "--peer-port", "8130", "--weight", "3"});
+  ASSERT_EQ(p.error, "");
+  EXPECT_EQ(p.command.verb, Verb::peer_add);
+  EXPECT_EQ(p.command.peer_id, "node-d");
+  EXPECT_EQ(p.command.peer_host, "10.0.0.4");
+  EXPECT_EQ(p.command.http_port, 8128U);
+  EXPECT_EQ(p.command.peer_port, 8130U);
+  EXPECT_EQ(p.command.icp_port, 0U);  // the daemon's default
+  EXPECT_EQ(p.command.weight, 3U);
+  EXPECT_NE(parse({"peer", "add", "node-d"}).error, "");
+  EXPECT_NE(parse({"peer", "add"}).error, "");
+  EXPECT_NE(parse({"peer"}).error, "");
+  EXPECT_NE(parse({"peer", "rename", "x"}).error, "");
+  EXPECT_NE(parse({"peer", "add", "d", "h", "--http-port", "0"}).error, "");
+  EXPECT_NE(parse({"peer", "add", "d", "h", "--weight", "101"}).error, "");
+  EXPECT_NE(parse({"peer", "add", "d", "h", "extra"}).error, "");
+}
+
+TEST(CtlArgs, PeerRemoveTakesAnIdAlone) {
+  const auto p = parse({"peer", "remove", "node-d"});
+  ASSERT_EQ(p.error, "");
+  EXPECT_EQ(p.command.verb, Verb::peer_remove);
+  EXPECT_EQ(p.command.peer_id, "node-d");
+  EXPECT_NE(parse({"peer", "remove"}).error, "");
+  EXPECT_NE(parse({"peer", "remove", "d", "h"}).error, "");
+  EXPECT_NE(parse({"peer", "remove", "d", "--weight", "2"}).error, "");
+  EXPECT_NE(parse({"stats", "--http-port", "1"}).error, "");
+}
+
 TEST(CtlArgs, PurgeTakesOneAbsoluteUrlAndAToken) {
   const auto p = parse({"--token-file", "/etc/sumcache/token", "purge", "http://a.example/x?y=1"});
   ASSERT_EQ(p.error, "");

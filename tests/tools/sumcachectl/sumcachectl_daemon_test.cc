@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/daemon/integration/admin_node.h"
+#include "tests/support/ports.h"
 
 namespace sumcache::testing {
 namespace {
@@ -82,6 +83,37 @@ TEST_F(SumcachectlDaemon, PurgeWithAWrongTokenIsAnErrorAndPurgesNothing) {
   auto response = node_.fetch("/obj/p?max_age=600");
   ASSERT_TRUE(response);
   EXPECT_EQ(response->header("X-Cache").value_or(""), "HIT");
+}
+
+TEST(SumcachectlPeers, PeerAddAndRemoveChangeALiveNodesPeers) {
+  // A summary-mode node without peers: sumcachectl adds one and removes it.
+  AdminNode node;
+  const std::string cluster =
+      R"("cluster": {"sharing": "summary", "secret": "ctl-test-secret-0123456789",
+                     "peer_listen": {"address": "127.0.0.1", "port": )" +
+      std::to_string(free_port()) + "}},";
+  ASSERT_TRUE(node.start({.token = kToken, .extra_json = cluster})) << node.failure;
+  const auto add = sumcachectl(node.admin_port(), {"--token", kToken, "peer", "add", "node-x",
+                                                   "127.0.0.9", "--http-port", "9128"});
+  EXPECT_EQ(add.code, 0) << add.err;
+  EXPECT_NE(add.out.find("peer node-x added"), std::string::npos) << add.out;
+  const auto peers = sumcachectl(node.admin_port(), {"--json", "peers"});
+  EXPECT_NE(peers.out.find("\"node-x\""), std::string::npos) << peers.out;
+  const auto twice = sumcachectl(node.admin_port(), {"--token", kToken, "peer", "add", "node-x",
+                                                     "127.0.0.10"});
+  EXPECT_EQ(twice.code, 2);
+  EXPECT_NE(twice.err.find("HTTP 409"), std::string::npos) << twice.err;
+  const auto remove =
+      sumcachectl(node.admin_port(), {"--token", kToken, "peer", "remove", "node-x"});
+  EXPECT_EQ(remove.code, 0) << remove.err;
+  EXPECT_EQ(sumcachectl(node.admin_port(), {"--json", "peers"}).out.find("node-x"),
+            std::string::npos);
+  const auto again =
+      sumcachectl(node.admin_port(), {"--token", kToken, "peer", "remove", "node-x"});
+  EXPECT_EQ(again.code, 2);
+  EXPECT_NE(again.err.find("HTTP 404"), std::string::npos) << again.err;
+  const auto no_token = sumcachectl(node.admin_port(), {"peer", "remove", "node-x"});
+  EXPECT_NE(no_token.err.find("HTTP 401"), std::string::npos) << no_token.err;
 }
 
 TEST(SumcachectlNoToken, PurgeIsRefusedWhileTheDaemonHasNoToken) {
