@@ -62,6 +62,7 @@ TEST(StatsJson, PeersCarryEveryContractField) {
   const Json& peer = j.at("peers")[0];
   EXPECT_EQ(peer.at("id"), "b");
   EXPECT_EQ(peer.at("state"), "suspect");
+  EXPECT_EQ(peer.at("source"), "config");
   EXPECT_EQ(peer.at("last_error"), "timeout");
   EXPECT_TRUE(peer.at("has_summary").is_boolean());
   EXPECT_TRUE(peer.at("summary_expired").is_boolean());
