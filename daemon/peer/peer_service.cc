@@ -17,6 +17,9 @@ using namespace asio::experimental::awaitable_operators;
 
 namespace {
 
+// A membership step as a coroutine of its own, to run on the peer thread.
+awaitable<MembershipResult> run_step(std::function<MembershipResult()> step) { co_return step(); }
+
 std::vector<IcpPeer> icp_peers(const std::vector<config::PeerConfig>& peers, Logger& log) {
   std::vector<IcpPeer> out;
   for (const auto& p : peers) {
@@ -274,21 +277,24 @@ MembershipResult PeerService::remove_member(std::string_view id, std::string_vie
 }
 
 awaitable<MembershipResult> PeerService::add_peer(config::PeerConfig peer) {
-  co_return co_await asio::co_spawn(
-      io_,
-      [this, peer = std::move(peer)]() -> awaitable<MembershipResult> {
-        co_return add_member(peer, PeerSource::admin);
-      },
-      asio::use_awaitable);
+  std::function<MembershipResult()> step = [this, peer = std::move(peer)] {
+    return add_member(peer, PeerSource::admin);
+  };
+  // Named, never a temporary inside the co_await: GCC 12 destroys those twice.
+  auto on_peer_thread = run_step(std::move(step));
+  const MembershipResult result =
+      co_await asio::co_spawn(io_, std::move(on_peer_thread), asio::use_awaitable);
+  co_return result;
 }
 
 awaitable<MembershipResult> PeerService::remove_peer(std::string id) {
-  co_return co_await asio::co_spawn(
-      io_,
-      [this, id = std::move(id)]() -> awaitable<MembershipResult> {
-        co_return remove_member(id, "admin");
-      },
-      asio::use_awaitable);
+  std::function<MembershipResult()> step = [this, id = std::move(id)] {
+    return remove_member(id, "admin");
+  };
+  auto on_peer_thread = run_step(std::move(step));
+  const MembershipResult result =
+      co_await asio::co_spawn(io_, std::move(on_peer_thread), asio::use_awaitable);
+  co_return result;
 }
 
 void PeerService::refresh_sources() {

@@ -105,7 +105,8 @@ int purge(const CtlCommand& c, const std::string& token, std::ostream& out, std:
 // peer add / remove: the admin's POST /peers and DELETE /peers/ID.
 int change_peer(const CtlCommand& c, const std::string& token, std::ostream& out,
                 std::ostream& err) {
-  AdminRequest request{.method = "DELETE", .target = "/peers/" + c.peer_id, .token = token};
+  AdminRequest request{
+      .method = "DELETE", .target = "/peers/" + c.peer_id, .token = token, .content_type = {}, .body = {}};
   if (c.verb == Verb::peer_add) {
     nlohmann::json entry = {{"id", c.peer_id}, {"host", c.peer_host}};
     if (c.http_port != 0) entry["http_port"] = c.http_port;

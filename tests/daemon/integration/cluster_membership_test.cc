@@ -181,7 +181,7 @@ TEST_F(ClusterMembership, AnUnknownNodeWithTheRightSecretIsRefusedWithAStaticLis
   EXPECT_EQ(metrics.find("sumcache_peer_listener_refused_total{reason=\"node\"} 0"),
             std::string::npos)
       << metrics;
-  EXPECT_NE(log_of(0).find("node node-c is not a peer of this node"), std::string::npos)
+  EXPECT_NE(log_of(0).find("node \"node-c\" is not a peer of this node"), std::string::npos)
       << log_of(0);
   EXPECT_EQ(peer_entry(peers_of(0), "node-c"), nullptr);
   // node-c never gets a's summary: a miss there goes to the origin.
