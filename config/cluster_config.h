@@ -25,8 +25,8 @@ struct ClusterTlsConfig {
 // addresses a DNS name resolves to (or an /etc/hosts-style file lists),
 // looked up again every interval_ms; each is reached on this node's own ports.
 struct DiscoveryConfig {
-  std::string name;                 // empty: no discovery
-  std::filesystem::path hosts_file; // empty: DNS (A and AAAA)
+  std::string name;                  // empty: no discovery
+  std::filesystem::path hosts_file;  // empty: DNS (A and AAAA)
   std::chrono::milliseconds interval_ms{5000};
   friend bool operator==(const DiscoveryConfig&, const DiscoveryConfig&) = default;
 };

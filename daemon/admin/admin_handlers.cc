@@ -87,8 +87,8 @@ awaitable<AdminResponse> change_peers(AdminContext& context, const AdminRequest&
   std::string id(route.peer_id);
   MembershipResult result;
   if (route.endpoint == AdminEndpoint::peer_add) {
-    const std::string_view type = std::string_view(request.content_type)
-                                      .substr(0, request.content_type.find(';'));
+    const std::string_view type =
+        std::string_view(request.content_type).substr(0, request.content_type.find(';'));
     if (!type.empty() && type != "application/json") {
       co_return admin_error(415, "the body is a peers[] entry: Content-Type application/json");
     }
@@ -100,11 +100,10 @@ awaitable<AdminResponse> change_peers(AdminContext& context, const AdminRequest&
   } else {
     result = co_await peers->remove_peer(id);
   }
-  context.shared.log.info("admin: " + std::string(route.endpoint == AdminEndpoint::peer_add
-                                                      ? "add"
-                                                      : "remove") +
-                          " peer " + id.substr(0, 64) + " by " + request.client_text + ": " +
-                          std::to_string(result.status) + " " + result.reason);
+  context.shared.log.info(
+      "admin: " + std::string(route.endpoint == AdminEndpoint::peer_add ? "add" : "remove") +
+      " peer " + id.substr(0, 64) + " by " + request.client_text + ": " +
+      std::to_string(result.status) + " " + result.reason);
   if (result.status >= 400) co_return admin_error(result.status, result.reason);
   const nlohmann::ordered_json body = {
       {route.endpoint == AdminEndpoint::peer_add ? "added" : "removed", id},

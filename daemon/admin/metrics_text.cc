@@ -246,8 +246,8 @@ void write_membership(W& w, const MembershipStats& m) {
     w.family(name, "counter", help);
     w.sample(name, {}, value);
   };
-  counter("sumcache_peers_joined_total",
-          "Peers added after start: reload, admin call, discovery.", m.joined);
+  counter("sumcache_peers_joined_total", "Peers added after start: reload, admin call, discovery.",
+          m.joined);
   counter("sumcache_peers_left_total", "Peers removed after start.", m.left);
   counter("sumcache_peer_joins_refused_total",
           "Peers not added: invalid, duplicate, own id, or the table full (64).", m.join_refused);

@@ -150,8 +150,9 @@ awaitable<PeerCandidates> PeerService::candidates(std::string_view key,
   };
   std::array<std::size_t, filters::SummaryDirectory::kMaxPeers> rank{};
   for (std::size_t c = 0; c < out.count; ++c) rank[c] = c;
-  std::sort(rank.begin(), rank.begin() + static_cast<std::ptrdiff_t>(out.count),
-            [&](std::size_t a, std::size_t b) { return cost(*out.peers[a]) < cost(*out.peers[b]); });
+  std::sort(
+      rank.begin(), rank.begin() + static_cast<std::ptrdiff_t>(out.count),
+      [&](std::size_t a, std::size_t b) { return cost(*out.peers[a]) < cost(*out.peers[b]); });
   PeerCandidates sorted;
   sorted.count = out.count;
   for (std::size_t c = 0; c < out.count; ++c) {
@@ -239,9 +240,8 @@ MembershipResult PeerService::add_member(const config::PeerConfig& peer, PeerSou
   const auto refuse = [&](MembershipResult r) {
     join_refused_.fetch_add(1, std::memory_order_relaxed);
     if (const auto held = join_refused_log_.admit(LogLimiter::Clock::now())) {
-      log_.warn("peer " + peer.id.substr(0, 64) + " (" + to_string(source) +
-                ") not added: " + r.reason +
-                (*held > 0 ? " (and " + std::to_string(*held) + " more refused)" : ""));
+      log_.warn("peer " + peer.id.substr(0, 64) + " (" + to_string(source) + ") not added: " +
+                r.reason + (*held > 0 ? " (and " + std::to_string(*held) + " more refused)" : ""));
     }
     return r;
   };
@@ -350,8 +350,8 @@ awaitable<std::optional<std::vector<std::string>>> PeerService::look_up(std::str
   }
   tcp::resolver resolver(io_);
   asio::steady_timer timer(io_, config_.cluster.peer_timeout_ms);
-  auto outcome = co_await (resolver.async_resolve(d.name, "0", use_nothrow) ||
-                           timer.async_wait(use_nothrow));
+  auto outcome =
+      co_await (resolver.async_resolve(d.name, "0", use_nothrow) || timer.async_wait(use_nothrow));
   if (outcome.index() == 1) {
     why = d.name + " did not resolve within cluster.peer_timeout_ms";
     co_return std::nullopt;

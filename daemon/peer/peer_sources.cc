@@ -37,10 +37,11 @@ std::optional<AccessList> peer_sources(const asio::any_io_executor& executor,
   return list;
 }
 
-awaitable<std::optional<AccessList>> resolve_peer_sources(
-    asio::any_io_executor executor, config::ClusterConfig cluster,
-    std::vector<config::PeerConfig> peers, Logger& log, std::string listener,
-    std::chrono::milliseconds timeout) {
+awaitable<std::optional<AccessList>> resolve_peer_sources(asio::any_io_executor executor,
+                                                          config::ClusterConfig cluster,
+                                                          std::vector<config::PeerConfig> peers,
+                                                          Logger& log, std::string listener,
+                                                          std::chrono::milliseconds timeout) {
   AccessList list;
   if (!cluster.peer_allow.empty()) {
     if (AccessList::build(cluster.peer_allow, list)) co_return std::nullopt;

@@ -23,9 +23,10 @@ std::optional<AccessList> peer_sources(const asio::any_io_executor& executor,
 // The same, for a change of peers at runtime: names resolved without
 // blocking the calling thread, each within `timeout` (one that does not
 // resolve in time counts as one that does not resolve).
-awaitable<std::optional<AccessList>> resolve_peer_sources(
-    asio::any_io_executor executor, config::ClusterConfig cluster,
-    std::vector<config::PeerConfig> peers, Logger& log, std::string listener,
-    std::chrono::milliseconds timeout);
+awaitable<std::optional<AccessList>> resolve_peer_sources(asio::any_io_executor executor,
+                                                          config::ClusterConfig cluster,
+                                                          std::vector<config::PeerConfig> peers,
+                                                          Logger& log, std::string listener,
+                                                          std::chrono::milliseconds timeout);
 
 }  // namespace sumcache::daemon

@@ -13,9 +13,12 @@ const char* to_string(PeerState s) {
 
 const char* to_string(PeerSource s) {
   switch (s) {
-    case PeerSource::config: return "config";
-    case PeerSource::admin: return "admin";
-    case PeerSource::discovery: return "discovery";
+    case PeerSource::config:
+      return "config";
+    case PeerSource::admin:
+      return "admin";
+    case PeerSource::discovery:
+      return "discovery";
   }
   return "config";
 }

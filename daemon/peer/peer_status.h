@@ -52,10 +52,10 @@ using PeerStatusList = std::vector<PeerStatus>;
 
 // Live membership's counters (docs/peers.md), for /metrics.
 struct MembershipStats {
-  std::uint64_t joined = 0;       // peers added after start (reload, admin, discovery)
-  std::uint64_t left = 0;         // peers removed
-  std::uint64_t join_refused = 0; // adds refused: duplicate, own id, table full, invalid
-  std::uint64_t grace_drops = 0;  // peers down past cluster.peer_grace_ms: summary dropped
+  std::uint64_t joined = 0;              // peers added after start (reload, admin, discovery)
+  std::uint64_t left = 0;                // peers removed
+  std::uint64_t join_refused = 0;        // adds refused: duplicate, own id, table full, invalid
+  std::uint64_t grace_drops = 0;         // peers down past cluster.peer_grace_ms: summary dropped
   std::uint64_t discovery_failures = 0;  // cluster.discovery resolutions that failed
 };
 

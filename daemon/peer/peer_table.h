@@ -53,13 +53,13 @@ struct PeerLink {
 };
 
 struct Peer {
-  config::PeerConfig config;              // fixed for the Peer's life: a change is a new Peer
+  config::PeerConfig config;  // fixed for the Peer's life: a change is a new Peer
   PeerSource source = PeerSource::config;
   unsigned slot = 0;                      // bit in masks and in the summary directory
   std::atomic<std::uint32_t> srtt_us{0};  // smoothed RTT, RFC 6298's alpha = 1/8
   std::atomic<std::uint32_t> weight{1};   // peers[].weight, live
   PeerCounters counters;
-  PeerLink link;                          // table mutex
+  PeerLink link;  // table mutex
 };
 
 class PeerTable {
@@ -76,7 +76,7 @@ class PeerTable {
   std::uint64_t occupied() const { return occupied_.load(std::memory_order_acquire); }
   std::size_t size() const { return static_cast<std::size_t>(std::popcount(occupied())); }
   std::optional<std::size_t> find(std::string_view id) const;  // its slot
-  std::vector<std::shared_ptr<Peer>> peers() const;              // in slot order
+  std::vector<std::shared_ptr<Peer>> peers() const;            // in slot order
 
   // Membership, on one thread at a time (the peer service's).
   // The peer in the lowest free slot; null when every slot is in use.

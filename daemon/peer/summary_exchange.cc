@@ -485,9 +485,8 @@ awaitable<void> SummaryExchange::push_to(std::shared_ptr<PeerLane> lane,
     std::lock_guard lock(table_.mutex());
     peer.link.needs_full = true;
   } else {
-    table_.record_failure(peer,
-                          "push refused with " + std::to_string(reply.status) + ": " + reply.body,
-                          now);
+    table_.record_failure(
+        peer, "push refused with " + std::to_string(reply.status) + ": " + reply.body, now);
     log_.warn("peer " + peer.config.id + " refused our summary: " + std::to_string(reply.status) +
               " " + reply.body);
   }
@@ -523,7 +522,8 @@ awaitable<void> SummaryExchange::pull_from(std::shared_ptr<PeerLane> lane) {
       message->kind != protocol::MessageKind::full) {
     peer.counters.messages_rejected.fetch_add(1, std::memory_order_relaxed);
     const std::string why = message ? "not a full summary of that peer" : message.error().message();
-    table_.record_failure(peer, "pulled summary rejected: " + why, std::chrono::steady_clock::now());
+    table_.record_failure(peer, "pulled summary rejected: " + why,
+                          std::chrono::steady_clock::now());
     log_.warn("peer " + peer.config.id + ": pulled summary rejected: " + why);
     co_return;
   }
@@ -532,11 +532,11 @@ awaitable<void> SummaryExchange::pull_from(std::shared_ptr<PeerLane> lane) {
 
 awaitable<std::optional<std::string>> SummaryExchange::probe(std::string address,
                                                              std::string& why) {
-  PeerHttpRequest req{http::verb::get, address, config_.cluster.peer_listen.port, kSummaryPath, {},
-                      config_.node.id, kSummaryType};
-  auto [ec, reply] = co_await peer_http_exchange(executor_, std::move(req),
-                                                 config_.cluster.peer_timeout_ms,
-                                                 tls_client_.get());
+  PeerHttpRequest req{http::verb::get, address, config_.cluster.peer_listen.port,
+                      kSummaryPath,    {},      config_.node.id,
+                      kSummaryType};
+  auto [ec, reply] = co_await peer_http_exchange(
+      executor_, std::move(req), config_.cluster.peer_timeout_ms, tls_client_.get());
   if (ec) {
     why = ec.message();
     co_return std::nullopt;

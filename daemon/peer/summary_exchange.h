@@ -71,9 +71,7 @@ class SummaryExchange : public SummaryGate {
   // On the io thread: who may connect, and how many at once, for the peers now.
   void set_sources(std::optional<AccessList> sources);
   // Peers down past cluster.peer_grace_ms, each reported once (the io thread).
-  void on_grace_over(std::function<void(const Peer&)> handler) {
-    grace_over_ = std::move(handler);
-  }
+  void on_grace_over(std::function<void(const Peer&)> handler) { grace_over_ = std::move(handler); }
   std::uint64_t grace_drops() const { return grace_drops_.load(std::memory_order_relaxed); }
   // Discovery: the node id that `address` (on this node's peer port) signs
   // its full summary with; nullopt with `why` when it serves none.

@@ -46,10 +46,9 @@ bool is_ip_literal(const std::string& host) {
 }
 
 bool takes_value(std::string_view option) {
-  for (std::string_view known :
-       {"--admin", "--token", "--token-file", "--timeout-ms", "--entries", "--fpr",
-        "--bits-per-entry", "--hashes", "--http-port", "--peer-port", "--icp-port",
-        "--object-port", "--weight"}) {
+  for (std::string_view known : {"--admin", "--token", "--token-file", "--timeout-ms", "--entries",
+                                 "--fpr", "--bits-per-entry", "--hashes", "--http-port",
+                                 "--peer-port", "--icp-port", "--object-port", "--weight"}) {
     if (option == known) return true;
   }
   return false;
@@ -78,9 +77,8 @@ std::string check_command(const CtlCommand& c, bool has_verb) {
   const bool peer_add = c.verb == Verb::peer_add;
   if (peer_add && (c.peer_id.empty() || c.peer_host.empty())) return "peer add needs ID and HOST";
   if (c.verb == Verb::peer_remove && c.peer_id.empty()) return "peer remove needs ID";
-  if (!peer_add &&
-      (c.http_port != 0 || c.peer_port != 0 || c.icp_port != 0 || c.object_port != 0 ||
-       c.weight != 0)) {
+  if (!peer_add && (c.http_port != 0 || c.peer_port != 0 || c.icp_port != 0 || c.object_port != 0 ||
+                    c.weight != 0)) {
     return "--http-port, --peer-port, --icp-port, --object-port and --weight belong to peer add";
   }
   if (c.verb != Verb::bloom_calc) {
@@ -206,7 +204,8 @@ ParsedArgs parse_args(const std::vector<std::string>& args) {
       c.url = arg;
       continue;
     } else if (c.verb == Verb::peer_add && !peer_sub) {
-      if (arg != "add" && arg != "remove") return fail("peer wants add or remove, got '" + arg + "'");
+      if (arg != "add" && arg != "remove")
+        return fail("peer wants add or remove, got '" + arg + "'");
       if (arg == "remove") c.verb = Verb::peer_remove;
       peer_sub = true;
       continue;

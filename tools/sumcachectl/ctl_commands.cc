@@ -105,8 +105,11 @@ int purge(const CtlCommand& c, const std::string& token, std::ostream& out, std:
 // peer add / remove: the admin's POST /peers and DELETE /peers/ID.
 int change_peer(const CtlCommand& c, const std::string& token, std::ostream& out,
                 std::ostream& err) {
-  AdminRequest request{
-      .method = "DELETE", .target = "/peers/" + c.peer_id, .token = token, .content_type = {}, .body = {}};
+  AdminRequest request{.method = "DELETE",
+                       .target = "/peers/" + c.peer_id,
+                       .token = token,
+                       .content_type = {},
+                       .body = {}};
   if (c.verb == Verb::peer_add) {
     nlohmann::json entry = {{"id", c.peer_id}, {"host", c.peer_host}};
     if (c.http_port != 0) entry["http_port"] = c.http_port;
@@ -127,8 +130,7 @@ int change_peer(const CtlCommand& c, const std::string& token, std::ostream& out
   }
   if (reply->status != 200 && reply->status != 201) {
     err << "sumcachectl: " << describe(request, c.admin) << ": HTTP " << reply->status << " "
-        << (reply->status == 401 ? "(bad or missing token) " : "") << snippet(reply->body)
-        << "\n";
+        << (reply->status == 401 ? "(bad or missing token) " : "") << snippet(reply->body) << "\n";
     return kExitError;
   }
   out << "peer " << c.peer_id << (c.verb == Verb::peer_add ? " added" : " removed") << "\n";

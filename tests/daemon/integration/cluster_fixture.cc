@@ -29,8 +29,8 @@ std::string node_config(const ClusterNode& self, const std::vector<ClusterNode>&
          self.id + R"("},
     "mode": "forward",
     "workers": 2,
-    "listen": [{"address": ")" + self.address + R"(", "port": )" +
-         std::to_string(self.http_port) + "}" +
+    "listen": [{"address": ")" +
+         self.address + R"(", "port": )" + std::to_string(self.http_port) + "}" +
          (o.listen_ipv6_too
               ? R"(, {"address": "::1", "port": )" + std::to_string(self.http_port) + "}"
               : "") +
@@ -48,13 +48,11 @@ std::string node_config(const ClusterNode& self, const std::vector<ClusterNode>&
     "cluster": {"sharing": ")" +
          o.sharing + R"(", "secret": ")" + self.secret + R"(",
                 "peer_listen": {"address": ")" +
-         self.address + R"(", "port": )" +
-         std::to_string(self.peer_port) + R"(},
+         self.address + R"(", "port": )" + std::to_string(self.peer_port) + R"(},
                 "icp_port": )" +
          std::to_string(self.icp_port) + R"(,
                 "object_listen": {"address": ")" +
-         self.address + R"(", "port": )" +
-         std::to_string(self.object_port) + R"(},
+         self.address + R"(", "port": )" + std::to_string(self.object_port) + R"(},
                 )" +
          o.extra_cluster_json + tls_json + R"(
                 "update_threshold_percent": )" +

@@ -46,7 +46,7 @@ struct ClusterNode {
   std::filesystem::path config;
   std::unique_ptr<DaemonProcess> process;
   std::string address = "127.0.0.1";  // where it listens (options.distinct_addresses)
-  bool listed = true;                  // named in the other nodes' peers
+  bool listed = true;                 // named in the other nodes' peers
 };
 
 class ClusterTest : public ::testing::Test {

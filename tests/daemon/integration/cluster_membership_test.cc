@@ -4,9 +4,8 @@
 // removed again, no request goes to it and nothing of it stays in /peers.
 // With a static list, an unknown node with the right secret stays refused.
 
-#include <nlohmann/json.hpp>
-
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "tests/daemon/integration/cluster_fixture.h"
@@ -45,7 +44,8 @@ class ClusterMembership : public ClusterTest {
       std::this_thread::sleep_for(10ms);
     }
     ADD_FAILURE() << nodes_[node].id << " holds no summary of " << nodes_[peer].id << ":\n"
-                  << admin(node, "/peers").body << "\n" << log_of(node);
+                  << admin(node, "/peers").body << "\n"
+                  << log_of(node);
     return std::nullopt;
   }
   // Waits until node's log holds `needle` (the peer thread applies a reload
@@ -67,8 +67,7 @@ class ClusterMembership : public ClusterTest {
   }
   // After node `d` is a peer of every other node: both ways, PEER-HITs within
   // about a second of what made it one.
-  void expect_peer_hits_both_ways(std::size_t d, Clock::time_point joined,
-                                  const std::string& tag) {
+  void expect_peer_hits_both_ways(std::size_t d, Clock::time_point joined, const std::string& tag) {
     // What node-a cached before is a PEER-HIT at d...
     ASSERT_TRUE(wait_for_summary(d, 0));
     EXPECT_LT(Clock::now() - joined, 1500ms) << "d routed misses to node-a only after that long";
@@ -90,8 +89,7 @@ class ClusterMembership : public ClusterTest {
       const json peers = peers_of(i);
       EXPECT_EQ(peer_entry(peers, nodes_[d].id), nullptr) << nodes_[i].id << ": " << peers.dump();
       const std::string metrics = admin(i, "/metrics").body;
-      EXPECT_EQ(metrics.find("peer=\"" + nodes_[d].id + "\""), std::string::npos)
-          << nodes_[i].id;
+      EXPECT_EQ(metrics.find("peer=\"" + nodes_[d].id + "\""), std::string::npos) << nodes_[i].id;
     }
     const std::size_t d_lines = count_matches(access_log_of(d), "/obj/" + tag + "-only-d");
     const auto r = fetch(1, "/obj/" + tag + "-only-d?max_age=600");

@@ -91,8 +91,8 @@ TEST(MembershipPlan, AJoinIsCheckedAsTheConfigChecksPeers) {
 }
 
 TEST(MembershipPlan, DiscoveryProbesNewAddressesOnceAndReportsGoneOnes) {
-  const auto plan = plan_discovery({"10.0.0.1", "10.0.0.3", "10.0.0.3", "10.0.0.4"},
-                                   {"10.0.0.1", "10.0.0.2"});
+  const auto plan =
+      plan_discovery({"10.0.0.1", "10.0.0.3", "10.0.0.3", "10.0.0.4"}, {"10.0.0.1", "10.0.0.2"});
   EXPECT_EQ(plan.probe, (std::vector<std::string>{"10.0.0.3", "10.0.0.4"}));
   EXPECT_EQ(plan.gone, std::vector<std::string>{"10.0.0.2"});
   EXPECT_TRUE(plan_discovery({}, {}).probe.empty());

@@ -159,9 +159,9 @@ TEST(PeerTable, ASlotIsReusedOnlyAfterItIsReleased) {
 TEST(PeerTable, ItHoldsAtMost64Peers) {
   PeerTable table({});
   for (unsigned i = 0; i < PeerTable::kSlots; ++i) {
-    ASSERT_TRUE(table.add({"p" + std::to_string(i), "127.0.0.1", static_cast<std::uint16_t>(i + 1),
-                           1, 1, 1},
-                          PeerSource::config));
+    ASSERT_TRUE(table.add(
+        {"p" + std::to_string(i), "127.0.0.1", static_cast<std::uint16_t>(i + 1), 1, 1, 1},
+        PeerSource::config));
   }
   EXPECT_EQ(table.occupied(), ~std::uint64_t{0});
   EXPECT_FALSE(table.add({"one-more", "127.0.0.2", 1, 1, 1, 1}, PeerSource::admin));

@@ -99,8 +99,8 @@ TEST(SumcachectlPeers, PeerAddAndRemoveChangeALiveNodesPeers) {
   EXPECT_NE(add.out.find("peer node-x added"), std::string::npos) << add.out;
   const auto peers = sumcachectl(node.admin_port(), {"--json", "peers"});
   EXPECT_NE(peers.out.find("\"node-x\""), std::string::npos) << peers.out;
-  const auto twice = sumcachectl(node.admin_port(), {"--token", kToken, "peer", "add", "node-x",
-                                                     "127.0.0.10"});
+  const auto twice =
+      sumcachectl(node.admin_port(), {"--token", kToken, "peer", "add", "node-x", "127.0.0.10"});
   EXPECT_EQ(twice.code, 2);
   EXPECT_NE(twice.err.find("HTTP 409"), std::string::npos) << twice.err;
   const auto remove =
