@@ -26,7 +26,7 @@ awaitable<error_code> exchange_on(Stream& stream, PeerHttpRequest& request, Peer
   if (wec) co_return wec;
   beast::flat_buffer buffer;
   http::response_parser<http::string_body> parser;
-  parser.body_limit(kMaxSummaryBytes);
+  parser.body_limit(request.max_reply_bytes);
   auto [ec, read] = co_await http::async_read(stream, buffer, parser, use_nothrow);
   if (ec) co_return ec;
   reply.rtt = std::chrono::duration_cast<std::chrono::microseconds>(

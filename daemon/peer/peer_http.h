@@ -19,6 +19,9 @@ inline constexpr const char* kInvalidationsPath = "/sumcache/v1/invalidations";
 inline constexpr const char* kInvalidationsType = "application/octet-stream";
 // The largest summary message a peer listener reads or a pull accepts.
 inline constexpr std::size_t kMaxSummaryBytes = 64u << 20;
+// The most a peer's answer to a push or an invalidation batch may hold: a
+// status text or an ack (at most 44 + 64 + 32 bytes, docs/protocol.md).
+inline constexpr std::size_t kMaxPeerReplyBytes = 4096;
 
 struct PeerHttpRequest {
   http::verb method = http::verb::get;
@@ -28,6 +31,9 @@ struct PeerHttpRequest {
   std::string body;           // POST: an encoded summary or invalidation message
   std::string from;           // X-Sumcache-Node: this node's id
   std::string content_type = kSummaryType;  // POST
+  // The answer's body is read no further: a pull raises it to the largest
+  // summary that peer may send, so a hostile peer cannot make us buffer more.
+  std::size_t max_reply_bytes = kMaxPeerReplyBytes;
 };
 
 struct PeerHttpReply {

@@ -496,6 +496,8 @@ awaitable<void> SummaryExchange::pull_from(std::shared_ptr<PeerLane> lane) {
   Peer& peer = *lane->peer;
   PeerHttpRequest req{http::verb::get, peer.config.host, peer.config.peer_port, kSummaryPath, {},
                       config_.node.id, kSummaryType};
+  req.max_reply_bytes = protocol::message_bound(
+      max_filter_bits_, protocol::DecodeLimits{}.max_changes, peer.config.id.size());
   auto [ec, reply] = co_await peer_http_exchange(executor_, std::move(req),
                                                  config_.cluster.peer_timeout_ms,
                                                  tls_client_.get());
