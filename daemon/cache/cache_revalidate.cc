@@ -99,7 +99,8 @@ awaitable<unsigned> CacheService::revalidate(CacheRequest& r, const Candidate& c
     co_await finish_upstream(r.worker, limits, std::move(res));
     auto refreshed =
         refreshed_head_and_meta(c.object->head, c.meta, fields, times,
-                                heuristic_policy(r.settings.config));
+                                heuristic_policy(r.settings.config),
+                                r.settings.config.cache.tag_header);
     if (!refreshed) co_return co_await fetch(r, nullptr, false);
     store_.update_meta(c.object->key, c.object->variant, refreshed->second, refreshed->first);
     auto object = std::make_shared<StoredObject>(*c.object);
@@ -142,8 +143,9 @@ void CacheService::revalidate_in_background(CacheRequest& r, const Candidate& c)
                         {}, times};
     facts.directives = response_directives(facts.fields);
     if (facts.status == 304) {
-      if (auto refreshed = refreshed_head_and_meta(stale.object->head, stale.meta, facts.fields,
-                                                   times, heuristic_policy(s->config))) {
+      if (auto refreshed =
+              refreshed_head_and_meta(stale.object->head, stale.meta, facts.fields, times,
+                                      heuristic_policy(s->config), s->config.cache.tag_header)) {
         self.store_.update_meta(key, stale.object->variant, std::move(refreshed->second),
                                 std::move(refreshed->first));
       }
@@ -162,7 +164,8 @@ void CacheService::revalidate_in_background(CacheRequest& r, const Candidate& c)
       co_return;
     }
     auto [head, meta] =
-        stored_head_and_meta(facts, body.size(), s->via, heuristic_policy(s->config));
+        stored_head_and_meta(facts, body.size(), s->via, heuristic_policy(s->config),
+                             s->config.cache.tag_header);
     const std::uint64_t size = body.size();
     self.store_.insert(StoredObject{key, std::move(*variant), stale.object->hash, std::move(meta),
                                     std::move(head),

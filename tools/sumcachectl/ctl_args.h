@@ -1,7 +1,7 @@
 #pragma once
 // sumcachectl's command line, parsed into a plain struct (no I/O here):
 //   sumcachectl [--admin HOST:PORT] [--token T | --token-file F] [--json] [--timeout-ms N]
-//               stats | peers | filter | purge URL
+//               stats | peers | filter | purge (URL | --tag T | --prefix P)
 //               | bloom-calc --entries N (--fpr P | --bits-per-entry B) [--hashes K]
 
 #include <chrono>
@@ -27,7 +27,9 @@ struct CtlCommand {
   std::string token_file;
   bool json = false;
   std::chrono::milliseconds timeout{5000};  // the whole exchange: connect, send, receive
-  std::string url;                          // purge
+  std::string url;                          // purge: a URL, or with --tag / --prefix
+  std::string tag;                          // purge --tag
+  std::string prefix;                       // purge --prefix: an absolute URL prefix
   std::uint64_t entries = 0;                // bloom-calc: n
   double fpr = 0;                           // target p; 0 when bits_per_entry is given
   double bits_per_entry = 0;
