@@ -89,7 +89,8 @@ std::string format_purge(const nlohmann::json& json, const std::string& target) 
     return j.is_object() && j.contains(name) && j[name].is_number() ? j[name].dump() : "?";
   };
   out << "purged " << number(json, "purged") << " object(s) here: " << target << "\n";
-  const nlohmann::json nodes = json.is_object() ? json.value("nodes", nlohmann::json{}) : nullptr;
+  nlohmann::json nodes;
+  if (json.is_object() && json.contains("nodes")) nodes = json["nodes"];
   out << "nodes: " << number(nodes, "acked") << " of " << number(nodes, "total")
       << " acknowledged";
   if (nodes.is_object() && nodes.contains("pending") && nodes["pending"].is_array() &&
