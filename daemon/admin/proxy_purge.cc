@@ -1,8 +1,7 @@
 #include "daemon/admin/proxy_purge.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 #include "daemon/admin/purge_answer.h"
 #include "daemon/admin/purge_request.h"
@@ -39,11 +38,11 @@ awaitable<unsigned> serve_purge_method(WorkerContext& worker, const Settings& se
                                    [](const std::string& t) { return valid_purge_tag(t); });
     if (named.tags.empty() || named.too_many || named.too_long > 0 || !valid) {
       record.result = CacheResult::error;
-      co_return co_await send_error(
-          client, settings, http::status::bad_request,
-          settings.config.cache.tag_header + ": 1 to " + std::to_string(kMaxTagsPerPurge) +
-              " tags of at most " + std::to_string(kMaxTagBytes) + " bytes",
-          version);
+      co_return co_await send_error(client, settings, http::status::bad_request,
+                                    settings.config.cache.tag_header + ": 1 to " +
+                                        std::to_string(kMaxTagsPerPurge) + " tags of at most " +
+                                        std::to_string(kMaxTagBytes) + " bytes",
+                                    version);
     }
   }
   CacheService* cache = worker.shared.cache;

@@ -117,10 +117,14 @@ awaitable<unsigned> CacheService::serve_stored(CacheRequest& r, const Candidate&
     }
     body = std::move(loaded).value();
   }
-  HitRequest hit{r.head_method, r.parser.get().version(),
-                 r.conditional, r.ranged,
-                 &r.headers, r.now,
-                 r.settings.config.limits.upstream_io_timeout_ms, hidden_tag_field(r)};
+  HitRequest hit{r.head_method,
+                 r.parser.get().version(),
+                 r.conditional,
+                 r.ranged,
+                 &r.headers,
+                 r.now,
+                 r.settings.config.limits.upstream_io_timeout_ms,
+                 hidden_tag_field(r)};
   r.record.result = result;
   r.record.from_disk = !c.object->body;
   r.record.hierarchy = {};
@@ -195,9 +199,9 @@ awaitable<unsigned> CacheService::relay_and_store(CacheRequest& r,
   r.record.result = result;
   BodyCapture capture{variant.has_value(), policy_.max_object_bytes, {}, {}};
   capture.on_complete = [&](std::string& body) {
-    auto [head, meta] =
-        stored_head_and_meta(facts, body.size(), r.settings.via,
-                             heuristic_policy(r.settings.config), r.settings.config.cache.tag_header);
+    auto [head, meta] = stored_head_and_meta(facts, body.size(), r.settings.via,
+                                             heuristic_policy(r.settings.config),
+                                             r.settings.config.cache.tag_header);
     const std::uint64_t size = body.size();
     StoredObject object{r.route.cache_key, std::move(*variant), r.hash, std::move(meta),
                         std::move(head), std::make_shared<const std::string>(std::move(body)),

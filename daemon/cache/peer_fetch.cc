@@ -99,7 +99,8 @@ awaitable<std::optional<unsigned>> CacheService::fetch_from_peers(CacheRequest& 
     const unsigned status = msg.result_int();
     // Whatever the peer had stored is a hit, whatever its status; an answer of
     // its own (X-Cache: ERROR: refused, draining, loop) is not.
-    if (status != 504 && msg["X-Cache"] != "ERROR" && purged_by_tag(*peers_, r.settings.config.cache, msg)) {
+    if (status != 504 && msg["X-Cache"] != "ERROR" &&
+        purged_by_tag(*peers_, r.settings.config.cache, msg)) {
       // The peer has not applied a tag purge of ours yet: its copy is the purged one.
       co_await finish_upstream(r.worker, limits, std::move(res));
       stats.peer_copies_purged.fetch_add(1, std::memory_order_relaxed);

@@ -214,8 +214,8 @@ std::uint64_t PeerService::invalidate(protocol::InvalidationKind kind, std::stri
   const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                           std::chrono::system_clock::now().time_since_epoch())
                           .count();
-  const AddedPurge added = exchange_->invalidations().add(kind, std::string(key),
-                                                          static_cast<std::uint64_t>(now_ms));
+  const AddedPurge added =
+      exchange_->invalidations().add(kind, std::string(key), static_cast<std::uint64_t>(now_ms));
   if (added.sequence == 0 || added.tombstone_dropped) {
     if (const auto held = invalidation_log_.admit(LogLimiter::Clock::now())) {
       const std::string what = kind == protocol::InvalidationKind::tag      ? "tag"
@@ -225,8 +225,9 @@ std::uint64_t PeerService::invalidate(protocol::InvalidationKind kind, std::stri
           added.sequence == 0
               ? what + " purge of " + std::string(key.substr(0, 256)) +
                     " not sent to peers: longer than an invalidation carries"
-              : what + " purge tombstones over their cap: the oldest dropped, so a peer that "
-                       "has not acknowledged it may serve what it named again";
+              : what +
+                    " purge tombstones over their cap: the oldest dropped, so a peer that "
+                    "has not acknowledged it may serve what it named again";
       if (*held > 0) line += " (and " + std::to_string(*held) + " more)";
       log_.warn(line);
     }

@@ -8,8 +8,8 @@ namespace {
 char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 
 bool same_name(std::string_view a, std::string_view b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return lower(x) == lower(y); });
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(),
+                                            [](char x, char y) { return lower(x) == lower(y); });
 }
 
 bool separator(char c) { return c == ' ' || c == '\t' || c == ','; }
@@ -46,7 +46,8 @@ ObjectTags object_tags(std::string_view head, const TagRules& rules) {
   while (pos != std::string_view::npos && !out.too_many) {
     const std::size_t start = pos + 2;
     pos = head.find("\r\n", start);
-    const std::string_view line = head.substr(start, pos == std::string_view::npos ? pos : pos - start);
+    const std::string_view line =
+        head.substr(start, pos == std::string_view::npos ? pos : pos - start);
     const std::size_t colon = line.find(':');
     if (colon == std::string_view::npos || !same_name(line.substr(0, colon), rules.field)) continue;
     add_tags(line.substr(colon + 1), rules, out);

@@ -165,8 +165,8 @@ Result<std::vector<std::string>> Store::tags_to_index(const StoredObject& object
   }
   if (tags.too_many) {
     bump(counters_.objects_refused_tags);
-    log_tag_problem(object.key, "more than " + std::to_string(options_.tags.max_tags) +
-                                    " tags: not stored");
+    log_tag_problem(object.key,
+                    "more than " + std::to_string(options_.tags.max_tags) + " tags: not stored");
     return make_error_code(StoreErrc::too_many_tags);
   }
   return std::move(tags.tags);

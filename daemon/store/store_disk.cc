@@ -54,8 +54,8 @@ std::error_code Store::open_disk_tier() {
     bump(counters_.tags_too_long, r.tags.too_long);
     if (r.tags.too_many) {
       bump(counters_.objects_refused_tags);
-      log_tag_problem(r.key, "more than " + std::to_string(options_.tags.max_tags) +
-                                 " tags: its file removed");
+      log_tag_problem(
+          r.key, "more than " + std::to_string(options_.tags.max_tags) + " tags: its file removed");
       static_cast<void>(remove_file(path_of(r.hash, r.variant_hash)));
       continue;
     }

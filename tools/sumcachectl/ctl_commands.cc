@@ -91,12 +91,12 @@ std::string format_purge(const nlohmann::json& json, const std::string& target) 
   out << "purged " << number(json, "purged") << " object(s) here: " << target << "\n";
   nlohmann::json nodes;
   if (json.is_object() && json.contains("nodes")) nodes = json["nodes"];
-  out << "nodes: " << number(nodes, "acked") << " of " << number(nodes, "total")
-      << " acknowledged";
+  out << "nodes: " << number(nodes, "acked") << " of " << number(nodes, "total") << " acknowledged";
   if (nodes.is_object() && nodes.contains("pending") && nodes["pending"].is_array() &&
       !nodes["pending"].empty()) {
     out << "; pending:";
-    for (const auto& p : nodes["pending"]) out << " " << (p.is_string() ? p.get<std::string>() : p.dump());
+    for (const auto& p : nodes["pending"])
+      out << " " << (p.is_string() ? p.get<std::string>() : p.dump());
   }
   out << "\n";
   return out.str();

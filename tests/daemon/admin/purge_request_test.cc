@@ -55,8 +55,7 @@ TEST(PurgeRequest, ATagOrAPrefixInsteadOfAUrl) {
   ASSERT_TRUE(form_tag) << why;
   EXPECT_EQ(form_tag->cache_key, "a/b");
   // A prefix is keyed like a URL, so that it compares with stored keys byte for byte.
-  const auto prefix =
-      parse_purge_body("", R"({"prefix": "http://Example.COM:80/static/"})", why);
+  const auto prefix = parse_purge_body("", R"({"prefix": "http://Example.COM:80/static/"})", why);
   ASSERT_TRUE(prefix) << why;
   EXPECT_EQ(prefix->kind, PurgeKind::prefix);
   EXPECT_EQ(prefix->url, "http://Example.COM:80/static/");
@@ -66,12 +65,8 @@ TEST(PurgeRequest, ATagOrAPrefixInsteadOfAUrl) {
 
 TEST(PurgeRequest, BadTagsAndPrefixesAndTwoTargetsAreRefused) {
   const char* bad[] = {
-      R"({"tag": ""})",
-      R"({"tag": "two tags"})",
-      R"({"tag": "a,b"})",
-      R"({"tag": 7})",
-      R"({"prefix": "/static/"})",
-      R"({"url": "http://h/x", "tag": "t"})",
+      R"({"tag": ""})", R"({"tag": "two tags"})",    R"({"tag": "a,b"})",
+      R"({"tag": 7})",  R"({"prefix": "/static/"})", R"({"url": "http://h/x", "tag": "t"})",
   };
   for (const char* body : bad) {
     std::string why;

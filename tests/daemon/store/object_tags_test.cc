@@ -9,7 +9,8 @@ const TagRules kRules{"Surrogate-Key", 4, 8};
 
 TEST(ObjectTags, EveryLineOfTheFieldAnyCaseSortedAndEachOnce) {
   const auto t = object_tags(
-      "HTTP/1.1 200 OK\r\nsurrogate-key: b a\r\nETag: \"x\"\r\nSURROGATE-KEY:  c,a\tb \r\n", kRules);
+      "HTTP/1.1 200 OK\r\nsurrogate-key: b a\r\nETag: \"x\"\r\nSURROGATE-KEY:  c,a\tb \r\n",
+      kRules);
   EXPECT_EQ(t.tags, (std::vector<std::string>{"a", "b", "c"}));
   EXPECT_EQ(t.too_long, 0U);
   EXPECT_FALSE(t.too_many);

@@ -31,7 +31,8 @@ StoreOptions tagged(StoreOptions o, LogLines* log = nullptr) {
 }
 
 void put(Store& store, const std::string& key, std::string_view tags, std::string variant = {}) {
-  ASSERT_FALSE(store.insert(make_object(store, key, "body", std::move(variant), "meta", head_with(tags))));
+  ASSERT_FALSE(
+      store.insert(make_object(store, key, "body", std::move(variant), "meta", head_with(tags))));
 }
 
 TEST(StoreTags, ATagPurgeRemovesEveryTaggedVariantInEveryShardAndNothingElse) {
@@ -116,8 +117,10 @@ TEST(StoreTags, APrefixPurgeRemovesEveryKeyUnderItInEveryShard) {
   auto store = open_store(memory_options(1 << 20, 8));
   ASSERT_TRUE(store);
   for (int i = 0; i < 30; ++i) {
-    ASSERT_FALSE(store->insert(make_object(*store, "http://p.example/a/" + std::to_string(i), "x")));
-    ASSERT_FALSE(store->insert(make_object(*store, "http://p.example/b/" + std::to_string(i), "x")));
+    ASSERT_FALSE(
+        store->insert(make_object(*store, "http://p.example/a/" + std::to_string(i), "x")));
+    ASSERT_FALSE(
+        store->insert(make_object(*store, "http://p.example/b/" + std::to_string(i), "x")));
   }
   ASSERT_FALSE(store->insert(make_object(*store, "http://p.example/a/0", "x", "v2")));
   ASSERT_FALSE(store->insert(make_object(*store, "http://p.example/a", "x")));  // not under "/a/"

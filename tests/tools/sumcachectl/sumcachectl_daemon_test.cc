@@ -83,9 +83,8 @@ TEST_F(SumcachectlDaemon, PurgeByTagAndByPrefix) {
   EXPECT_EQ(by_tag.code, 0) << by_tag.out << by_tag.err;
   EXPECT_NE(by_tag.out.find("purged 1 object(s) here: tag t2"), std::string::npos) << by_tag.out;
   EXPECT_NE(by_tag.out.find("nodes: 1 of 1 acknowledged"), std::string::npos) << by_tag.out;
-  const auto json = sumcachectl(node_.admin_port(),
-                                {"--token", kToken, "--json", "purge", "--prefix",
-                                 node_.origin_url("/obj/")});
+  const auto json = sumcachectl(node_.admin_port(), {"--token", kToken, "--json", "purge",
+                                                     "--prefix", node_.origin_url("/obj/")});
   EXPECT_EQ(json.code, 0) << json.out << json.err;
   const auto answer = nlohmann::json::parse(json.out, nullptr, false);
   EXPECT_EQ(answer["purged"], 1) << json.out;  // /obj/p; /obj/tagged went by its tag
