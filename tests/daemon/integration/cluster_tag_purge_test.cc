@@ -83,7 +83,7 @@ TEST_F(ClusterTagPurge, ATagPurgeAtOneNodeRemovesEveryObjectWithTheTagOnEveryNod
   const auto again = fetch(0, kRed);
   EXPECT_EQ(again.status, 200U);
   EXPECT_EQ(x_cache(again), "MISS");
-  EXPECT_EQ(origin_.log().count("/obj/tagged-red?"), 2U);
+  EXPECT_EQ(origin_.log().count("/obj/tagged-red"), 2U);
   EXPECT_EQ(origin_.log().count("/obj/tagged-blue"), 1U);
   EXPECT_NE(admin(1, "/metrics").body.find("sumcache_invalidations_received_total 1"),
             std::string::npos);
@@ -93,7 +93,7 @@ TEST_F(ClusterTagPurge, PurgeMethodWithTheTagFieldPurgesByTag) {
   ASSERT_TRUE(start_cluster({}));
   spread({kRed, kBlue});
   // Fastly / Varnish xkey style: PURGE with Surrogate-Key on the proxy port.
-  const auto purged = fetch(0, origin_url("/anything"), {{"Surrogate-Key", "blue"}}, "PURGE");
+  const auto purged = fetch(0, "/anything", {{"Surrogate-Key", "blue"}}, "PURGE");
   ASSERT_EQ(purged.status, 200U) << purged.body << log_of(0);
   const Json answer = Json::parse(purged.body, nullptr, false);
   EXPECT_EQ(answer["purged"], 1) << purged.body;
@@ -124,7 +124,7 @@ TEST_F(ClusterTagPurge, RightAfterATagPurgeAPeerCopyWithTheTagIsNotTakenBack) {
   const auto after = fetch(0, kRed);
   EXPECT_EQ(after.status, 200U);
   EXPECT_EQ(x_cache(after), "MISS") << log_of(0);
-  EXPECT_EQ(origin_.log().count("/obj/tagged-red?"), 2U);
+  EXPECT_EQ(origin_.log().count("/obj/tagged-red"), 2U);
   EXPECT_NE(admin(0, "/metrics").body.find("sumcache_peer_copies_purged_total 1"),
             std::string::npos);
   // An object without the tag still comes from node-b.
