@@ -86,9 +86,9 @@ class ClusterInvalidations {
   const std::vector<std::string> peers_;
   mutable std::mutex mutex_;
   protocol::InvalidationOutbox outbox_;
-  TombstoneTable tombstones_;          // URL purges
-  TombstoneTable tag_tombstones_;      // tag purges: values are tags
-  TombstoneTable prefix_tombstones_;   // prefix purges: values are key prefixes
+  TombstoneTable tombstones_;         // URL purges
+  TombstoneTable tag_tombstones_;     // tag purges: values are tags
+  TombstoneTable prefix_tombstones_;  // prefix purges: values are key prefixes
   std::vector<std::uint64_t> sent_;  // per peer, as peers_
   std::uint64_t received_ = 0;
   std::uint64_t acked_ = 0;

@@ -12,8 +12,8 @@
 namespace sumcache::daemon {
 
 struct TagRules {
-  std::string field;               // the field's name, matched case-insensitively; "": no tags
-  std::size_t max_tags = 64;       // per object
+  std::string field;                 // the field's name, matched case-insensitively; "": no tags
+  std::size_t max_tags = 64;         // per object
   std::size_t max_tag_bytes = 1024;  // longer tags can be neither indexed nor purged
 };
 

@@ -17,8 +17,8 @@ namespace sumcache::daemon {
 struct alignas(64) Store::Shard {
   std::mutex mutex;
   IndexShard index;
-  TagIndex tags;    // of this shard's entries
-  KeyNames names;   // of this shard's keys
+  TagIndex tags;               // of this shard's entries
+  KeyNames names;              // of this shard's keys
   std::uint32_t versions = 0;  // source of IndexEntry::version, unique within the shard
   std::uint64_t memory_hits = 0;
   std::uint64_t misses = 0;

@@ -53,8 +53,8 @@ const BadConfig kBadConfigs[] = {
      "$.cache.tag_header", "must be a field name"},
     {"TagHeaderEmpty", R"({"cache": {"tag_header": ""}})", "$.cache.tag_header",
      "must be a field name"},
-    {"NoTagsPerObject", R"({"cache": {"max_tags_per_object": 0}})",
-     "$.cache.max_tags_per_object", ""},
+    {"NoTagsPerObject", R"({"cache": {"max_tags_per_object": 0}})", "$.cache.max_tags_per_object",
+     ""},
     // Types.
     {"StringForInteger", R"({"listen": [{"port": "3128"}]})", "$.listen[0].port",
      "expected integer, got string"},

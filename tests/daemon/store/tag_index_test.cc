@@ -35,7 +35,8 @@ TEST(TagIndex, EntriesByTagFollowAddAndRemove) {
 TEST(KeyNames, APrefixIsARangeOfTheKeysInByteOrder) {
   KeyNames names;
   const filters::Hasher hasher;
-  for (const char* key : {"http://h/a/1", "http://h/a/2", "http://h/a", "http://h/ab", "http://h/b/1"}) {
+  for (const char* key :
+       {"http://h/a/1", "http://h/a/2", "http://h/a", "http://h/ab", "http://h/b/1"}) {
     names.add(hasher(key), key);
   }
   names.add(hasher("http://h/a/1"), "http://h/a/1");  // a second variant's key: still one
