@@ -202,6 +202,25 @@ TEST_F(ClusterTagPurge, ClientsNeverSeeTheTagFieldUnlessConfigured) {
   EXPECT_FALSE(passed.header("Surrogate-Key"));
 }
 
+TEST_F(ClusterTagPurge, AnObjectWithMoreTagsThanTheBoundIsServedButNeitherStoredNorLost) {
+  ASSERT_TRUE(start_cluster({.extra_cache_json = R"("max_tags_per_object": 1, )"}));
+  // Two tags over a bound of one: kept unindexed, a tag purge could not find it.
+  EXPECT_EQ(x_cache(fetch(0, kRed)), "MISS");
+  const auto again = fetch(0, kRed);
+  EXPECT_EQ(again.status, 200U);
+  EXPECT_EQ(x_cache(again), "MISS");
+  EXPECT_EQ(origin_.log().count("/obj/tagged-red"), 2U);
+  // Counted, and logged (once per interval) with the count.
+  EXPECT_NE(admin(0, "/metrics").body.find(R"(sumcache_store_tag_refusals_total{reason="object"} 2)"),
+            std::string::npos)
+      << admin(0, "/metrics").body;
+  EXPECT_NE(log_of(0).find("more than 1 tags: not stored"), std::string::npos) << log_of(0);
+  // One tag is within the bound.
+  const std::string one = "/obj/one-tag?max_age=600&surrogate_key=solo";
+  EXPECT_EQ(x_cache(fetch(0, one)), "MISS");
+  EXPECT_EQ(x_cache(fetch(0, one)), "HIT");
+}
+
 TEST_F(ClusterTagPurge, TagHeaderPassShowsTheFieldToClients) {
   ASSERT_TRUE(start_cluster({.extra_cache_json = R"("tag_header_pass": true, )"}));
   ASSERT_EQ(x_cache(fetch(0, kRed)), "MISS");
