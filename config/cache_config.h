@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <string>
 
 #include "config/size_string.h"
 
@@ -31,6 +32,13 @@ struct CacheConfig {
   double heuristic_fraction = 0.1;
   std::chrono::milliseconds heuristic_max_ms{86400000};
   std::uint32_t shards = 64;
+  // Tags (surrogate keys) of stored responses, for tag purges (docs/store.md,
+  // "Tag index"): the response field that lists them, whether clients see it,
+  // and the index's bounds.
+  std::string tag_header = "Surrogate-Key";
+  bool tag_header_pass = false;
+  std::uint32_t max_tags_per_object = 64;
+  std::uint64_t tag_index_max_entries = 1'000'000;
   friend bool operator==(const CacheConfig&, const CacheConfig&) = default;
 };
 

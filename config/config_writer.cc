@@ -69,7 +69,11 @@ Json write_cache(const CacheConfig& c) {
           {"max_object_bytes", c.max_object_bytes},
           {"heuristic_fraction", c.heuristic_fraction},
           {"heuristic_max_ms", c.heuristic_max_ms.count()},
-          {"shards", c.shards}};
+          {"shards", c.shards},
+          {"tag_header", c.tag_header},
+          {"tag_header_pass", c.tag_header_pass},
+          {"max_tags_per_object", c.max_tags_per_object},
+          {"tag_index_max_entries", c.tag_index_max_entries}};
 }
 
 Json write_cluster(const ClusterConfig& c, Secrets secrets) {

@@ -51,7 +51,11 @@ std::string default_config_json() {
     "max_object_bytes": "64MiB",
     "heuristic_fraction": 0.1,
     "heuristic_max_ms": 86400000,
-    "shards": 64
+    "shards": 64,
+    "tag_header": "Surrogate-Key",
+    "tag_header_pass": false,
+    "max_tags_per_object": 64,
+    "tag_index_max_entries": 1000000
   },
   "filter": {
     "bits_per_entry": 16,

@@ -1,6 +1,10 @@
 // Readers of the limits, cache, filter and log sections. The ranges here are the ones
 // docs/configuration.md lists; the reasons for the less obvious ones are given there.
 
+#include <algorithm>
+#include <cctype>
+#include <string_view>
+
 #include "config/section_readers.h"
 
 namespace sumcache::config::detail {
@@ -11,6 +15,13 @@ constexpr std::int64_t kYearMs = std::int64_t{365} * 24 * kHourMs;
 // Budgets stay far below 2^63 so that sums and products of them cannot overflow.
 constexpr std::uint64_t kMaxMemoryBytes = 64 * kTiB;
 constexpr std::uint64_t kMaxDiskBytes = 1024 * kTiB;
+constexpr std::size_t kMaxTagHeaderBytes = 64;
+
+// tchar (RFC 9110 §5.6.2): what a field name is made of.
+bool is_tchar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0 ||
+         std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
+}
 
 }  // namespace
 
@@ -48,6 +59,15 @@ void read_cache(ObjectReader& r, CacheConfig& out) {
   r.read("heuristic_fraction", out.heuristic_fraction, 0.0, 1.0);
   r.read("heuristic_max_ms", out.heuristic_max_ms, 0, kYearMs);
   r.read_integer("shards", out.shards, 1, 1024);
+  r.read("tag_header", out.tag_header);
+  if (out.tag_header.empty() || out.tag_header.size() > kMaxTagHeaderBytes ||
+      !std::all_of(out.tag_header.begin(), out.tag_header.end(), is_tchar)) {
+    throw ConfigError(r.path_of("tag_header"),
+                      "must be a field name: 1 to 64 letters, digits or !#$%&'*+-.^_`|~");
+  }
+  r.read("tag_header_pass", out.tag_header_pass);
+  r.read_integer("max_tags_per_object", out.max_tags_per_object, 1, 1024);
+  r.read_integer("tag_index_max_entries", out.tag_index_max_entries, 0, std::int64_t{1} << 32);
 }
 
 void read_filter(ObjectReader& r, FilterConfig& out) {

@@ -59,20 +59,32 @@ awaitable<AdminResponse> purge(AdminContext& context, const AdminRequest& reques
   const auto target = parse_purge_body(request.content_type, request.body, why);
   if (!target) co_return admin_error(400, why);
   CacheService* cache = context.shared.cache;
-  const CacheService::Purged purged =
-      cache != nullptr ? cache->purge(target->cache_key) : CacheService::Purged{};
+  CacheService::Purged purged;
+  if (cache != nullptr) {
+    switch (target->kind) {
+      case PurgeKind::url:
+        purged = cache->purge(target->cache_key);
+        break;
+      case PurgeKind::tag:
+        purged = cache->purge_tag(target->cache_key);
+        break;
+      case PurgeKind::prefix:
+        purged = cache->purge_prefix(target->cache_key);
+        break;
+    }
+  }
   // The answer says where it took effect: the peers' acks, for up to cluster.peer_timeout_ms.
   // Not a co_await inside a conditional expression: GCC 12 destroys its result too early.
   PurgeReach reach;
   if (cache != nullptr) reach = co_await cache->await_reach(purged.sequence, executor);
-  context.shared.log.info("admin: purge of " + target->cache_key + " by " + request.client_text +
-                          ": " + std::to_string(purged.removed) +
+  const char* member = purge_member(target->kind);
+  context.shared.log.info("admin: purge of " + std::string(member) + " " + target->cache_key +
+                          " by " + request.client_text + ": " + std::to_string(purged.removed) +
                           " objects removed, acknowledged by " + std::to_string(reach.acked) +
                           " of " + std::to_string(reach.total) + " nodes");
-  const nlohmann::ordered_json body = {{"purged", purged.removed},
-                                       {"url", target->url},
-                                       {"key", target->cache_key},
-                                       {"nodes", reach_json(reach)}};
+  nlohmann::ordered_json body = {{"purged", purged.removed}, {member, target->url}};
+  if (target->kind != PurgeKind::tag) body["key"] = target->cache_key;
+  body["nodes"] = reach_json(reach);
   co_return json_response(purged.removed > 0 ? 200 : 404, body);
 }
 

@@ -43,6 +43,9 @@ void write_requests(W& w, const StatsSnapshot& s) {
   w.family("sumcache_false_hits_total", "counter",
            "Peer requests a summary claimed that the peer answered 504 (not cached).");
   w.sample("sumcache_false_hits_total", {}, s.peer_false_hits);
+  w.family("sumcache_peer_copies_purged_total", "counter",
+           "Peer copies refused while a tag purge of this node's stood and they carried its tag.");
+  w.sample("sumcache_peer_copies_purged_total", {}, s.peer_copies_purged);
   w.family("sumcache_revalidations_total", "counter",
            "Stored responses revalidated with the origin, by outcome.");
   w.sample("sumcache_revalidations_total", {{"outcome", "not_modified"}},
@@ -108,6 +111,14 @@ void write_store(W& w, const StatsSnapshot& s) {
   w.family("sumcache_store_evictions_total", "counter", "Objects evicted to stay in budget.");
   w.sample("sumcache_store_evictions_total", {{"tier", "memory"}}, st.memory_evictions);
   w.sample("sumcache_store_evictions_total", {{"tier", "disk"}}, st.disk_evictions);
+  w.family("sumcache_store_tag_entries", "gauge",
+           "(tag, object) pairs in the tag index (cache.tag_index_max_entries bounds them).");
+  w.sample("sumcache_store_tag_entries", {}, st.tag_pairs);
+  w.family("sumcache_store_tag_refusals_total", "counter",
+           "Tags over a bound: objects not stored for their tags (more than "
+           "cache.max_tags_per_object, or the tag index full), and tags too long to index.");
+  w.sample("sumcache_store_tag_refusals_total", {{"reason", "object"}}, st.objects_refused_tags);
+  w.sample("sumcache_store_tag_refusals_total", {{"reason", "tag_too_long"}}, st.tags_too_long);
 }
 
 void write_connections(W& w, const StatsSnapshot& s) {

@@ -6,6 +6,9 @@
 // clients in admin.allow may purge (403 for the rest), since anyone who may
 // use the proxy is not thereby trusted to empty its cache; no token, because
 // HTTP clients that send PURGE (varnishadm-style scripts, CDNs) rarely can.
+// With the tag field (cache.tag_header, "Surrogate-Key") in the request, as
+// Fastly and Varnish xkey take it, every object with one of its tags goes
+// instead, here and on every peer: {"purged": n, "tag": "...", "nodes": {...}}.
 
 #include "daemon/log/access_log.h"
 #include "daemon/proxy/client_connection.h"
@@ -17,6 +20,7 @@ namespace sumcache::daemon {
 // Returns the status sent.
 awaitable<unsigned> serve_purge_method(WorkerContext& worker, const Settings& settings,
                                        ClientConnection& client, const Route& route,
-                                       unsigned version, AccessRecord& record);
+                                       unsigned version, AccessRecord& record,
+                                       std::string_view tags = {});
 
 }  // namespace sumcache::daemon

@@ -32,6 +32,7 @@ void collect_requests(const ProxyShared& shared, StatsSnapshot& s) {
   s.bytes_out = load(st.bytes_out);
   s.peer_requests = load(st.peer_requests);
   s.peer_false_hits = load(st.peer_false_hits);
+  s.peer_copies_purged = load(st.peer_copies_purged);
   s.peer_errors = load(st.peer_errors);
   for (std::size_t i = 0; i < protocol::kPeerAuthReasons; ++i) {
     s.peer_auth_refused[i] = load(st.peer_auth_refused[i]);

@@ -48,6 +48,7 @@ struct StatsSnapshot {
   std::uint64_t bytes_out = 0;
   std::uint64_t peer_requests = 0;
   std::uint64_t peer_false_hits = 0;
+  std::uint64_t peer_copies_purged = 0;
   std::uint64_t peer_errors = 0;
   std::array<std::uint64_t, protocol::kPeerAuthReasons> peer_auth_refused{};  // by PeerAuthErrc - 1
   std::uint64_t peer_object_connections = 0;  // the peer object listener (cluster.tls)

@@ -8,6 +8,7 @@
 #include "daemon/log/logger.h"
 #include "daemon/peer/peer_service.h"
 #include "daemon/server/server.h"
+#include "protocol/invalidation_message.h"
 #include "protocol/wire_sizing.h"
 
 namespace sumcache::daemon {
@@ -38,6 +39,9 @@ StoreOptions store_options(const config::Config& config, filters::BloomParams pa
   o.verify_bodies_on_open = true;
   o.shards = config.cache.shards;
   o.filter_params = params;
+  o.tags = {config.cache.tag_header, config.cache.max_tags_per_object,
+            protocol::kMaxInvalidationTagBytes};
+  o.max_tag_pairs = config.cache.tag_index_max_entries;
   o.log = [&log](std::string_view message) { log.warn(message); };
   return o;
 }

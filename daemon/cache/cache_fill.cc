@@ -32,7 +32,8 @@ ExchangeTimes exchange_times(std::chrono::system_clock::time_point request_time,
 std::pair<std::string, std::string> stored_head_and_meta(const ResponseFacts& response,
                                                          std::uint64_t body_size,
                                                          std::string_view via,
-                                                         const HeuristicPolicy& policy) {
+                                                         const HeuristicPolicy& policy,
+                                                         std::string_view tag_field) {
   CachedMeta meta;
   meta.status = response.status;
   meta.freshness = stored_freshness(response.status, response.fields, response.directives,
@@ -46,12 +47,13 @@ std::pair<std::string, std::string> stored_head_and_meta(const ResponseFacts& re
   remove_per_response_fields(fields);
   append_via(fields, via);
   fields.push_back({"Content-Length", std::to_string(body_size)});
+  move_field_last(fields, tag_field);
   return {build_head(status_line(response.status, response.reason), fields), encode_meta(meta)};
 }
 
 std::optional<std::pair<std::string, std::string>> refreshed_head_and_meta(
     std::string_view stored_head, const CachedMeta& meta, const HeaderList& not_modified,
-    ExchangeTimes times, const HeuristicPolicy& policy) {
+    ExchangeTimes times, const HeuristicPolicy& policy, std::string_view tag_field) {
   const StoredHead stored = parse_stored_head(stored_head);
   auto merged = freshen_stored_headers(stored.fields, not_modified, times.response_time);
   if (!merged) return std::nullopt;
@@ -62,6 +64,7 @@ std::optional<std::pair<std::string, std::string>> refreshed_head_and_meta(
   fresh.directives.private_fields.clear();
   remove_field(*merged, "Age");
   remove_field(*merged, "X-Cache");
+  move_field_last(*merged, tag_field);
   return std::pair{build_head(stored.status_line, *merged), encode_meta(fresh)};
 }
 

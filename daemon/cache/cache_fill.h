@@ -19,17 +19,19 @@ struct ResponseFacts {
   ExchangeTimes times;
 };
 
-// The head and meta for a response whose body has `body_size` bytes.
+// The head and meta for a response whose body has `body_size` bytes; the
+// `tag_field` lines (cache.tag_header) go last (move_field_last).
 std::pair<std::string, std::string> stored_head_and_meta(const ResponseFacts& response,
                                                          std::uint64_t body_size,
                                                          std::string_view via,
-                                                         const HeuristicPolicy& policy);
+                                                         const HeuristicPolicy& policy,
+                                                         std::string_view tag_field = {});
 
 // After a 304 (§4.3.4): the stored fields freshened by the 304's, or nullopt
 // when the 304 describes another representation.
 std::optional<std::pair<std::string, std::string>> refreshed_head_and_meta(
     std::string_view stored_head, const CachedMeta& meta, const HeaderList& not_modified,
-    ExchangeTimes times, const HeuristicPolicy& policy);
+    ExchangeTimes times, const HeuristicPolicy& policy, std::string_view tag_field = {});
 
 ExchangeTimes exchange_times(std::chrono::system_clock::time_point request_time,
                              std::chrono::system_clock::time_point response_time);

@@ -35,6 +35,15 @@ struct CacheRequest {
   }
 };
 
+// The field to leave out of responses to this request; "" for none. A peer
+// gets the tag field (cache.tag_header) so that it indexes the object too;
+// clients do not, unless cache.tag_header_pass (docs/peers.md). With a
+// cluster secret a peer's request is verified before it gets here.
+inline std::string_view hidden_tag_field(const CacheRequest& r) {
+  const auto& cache = r.settings.config.cache;
+  return cache.tag_header_pass || r.from_peer ? std::string_view() : cache.tag_header;
+}
+
 struct Candidate {
   ObjectPtr object;
   CachedMeta meta;

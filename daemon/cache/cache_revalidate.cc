@@ -97,9 +97,9 @@ awaitable<unsigned> CacheService::revalidate(CacheRequest& r, const Candidate& c
     const auto times = exchange_times(res->request_time, res->response_time);
     const HeaderList fields = to_header_list(res->parser->get().base());
     co_await finish_upstream(r.worker, limits, std::move(res));
-    auto refreshed =
-        refreshed_head_and_meta(c.object->head, c.meta, fields, times,
-                                heuristic_policy(r.settings.config));
+    auto refreshed = refreshed_head_and_meta(c.object->head, c.meta, fields, times,
+                                             heuristic_policy(r.settings.config),
+                                             r.settings.config.cache.tag_header);
     if (!refreshed) co_return co_await fetch(r, nullptr, false);
     store_.update_meta(c.object->key, c.object->variant, refreshed->second, refreshed->first);
     auto object = std::make_shared<StoredObject>(*c.object);
@@ -142,8 +142,9 @@ void CacheService::revalidate_in_background(CacheRequest& r, const Candidate& c)
                         {}, times};
     facts.directives = response_directives(facts.fields);
     if (facts.status == 304) {
-      if (auto refreshed = refreshed_head_and_meta(stale.object->head, stale.meta, facts.fields,
-                                                   times, heuristic_policy(s->config))) {
+      if (auto refreshed =
+              refreshed_head_and_meta(stale.object->head, stale.meta, facts.fields, times,
+                                      heuristic_policy(s->config), s->config.cache.tag_header)) {
         self.store_.update_meta(key, stale.object->variant, std::move(refreshed->second),
                                 std::move(refreshed->first));
       }
@@ -161,8 +162,8 @@ void CacheService::revalidate_in_background(CacheRequest& r, const Candidate& c)
       note_unread_body(worker.shared, key, read_ec);
       co_return;
     }
-    auto [head, meta] =
-        stored_head_and_meta(facts, body.size(), s->via, heuristic_policy(s->config));
+    auto [head, meta] = stored_head_and_meta(
+        facts, body.size(), s->via, heuristic_policy(s->config), s->config.cache.tag_header);
     const std::uint64_t size = body.size();
     self.store_.insert(StoredObject{key, std::move(*variant), stale.object->hash, std::move(meta),
                                     std::move(head),

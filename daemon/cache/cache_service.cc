@@ -117,8 +117,14 @@ awaitable<unsigned> CacheService::serve_stored(CacheRequest& r, const Candidate&
     }
     body = std::move(loaded).value();
   }
-  HitRequest hit{r.head_method, r.parser.get().version(), r.conditional, r.ranged, &r.headers,
-                 r.now, r.settings.config.limits.upstream_io_timeout_ms};
+  HitRequest hit{r.head_method,
+                 r.parser.get().version(),
+                 r.conditional,
+                 r.ranged,
+                 &r.headers,
+                 r.now,
+                 r.settings.config.limits.upstream_io_timeout_ms,
+                 hidden_tag_field(r)};
   r.record.result = result;
   r.record.from_disk = !c.object->body;
   r.record.hierarchy = {};
@@ -188,12 +194,14 @@ awaitable<unsigned> CacheService::relay_and_store(CacheRequest& r,
   }
   prepare_client_head(msg, r.client, r.parser.get().version(), r.head_method, r.settings.via,
                       to_string(result));
+  if (const auto hidden = hidden_tag_field(r); !hidden.empty()) msg.erase(hidden);
   r.client.keep_alive = msg.keep_alive();
   r.record.result = result;
   BodyCapture capture{variant.has_value(), policy_.max_object_bytes, {}, {}};
   capture.on_complete = [&](std::string& body) {
     auto [head, meta] = stored_head_and_meta(facts, body.size(), r.settings.via,
-                                             heuristic_policy(r.settings.config));
+                                             heuristic_policy(r.settings.config),
+                                             r.settings.config.cache.tag_header);
     const std::uint64_t size = body.size();
     StoredObject object{r.route.cache_key, std::move(*variant), r.hash, std::move(meta),
                         std::move(head), std::make_shared<const std::string>(std::move(body)),
@@ -228,6 +236,22 @@ CacheService::Purged CacheService::purge(std::string_view key) {
   // The tombstone first: from then on a miss on the key skips the peers.
   if (peers_ != nullptr) out.sequence = peers_->invalidate(key);
   out.removed = store_.remove(key);
+  return out;
+}
+
+CacheService::Purged CacheService::purge_tag(std::string_view tag) {
+  Purged out;
+  if (peers_ != nullptr) out.sequence = peers_->invalidate(protocol::InvalidationKind::tag, tag);
+  out.removed = store_.remove_tag(tag);
+  return out;
+}
+
+CacheService::Purged CacheService::purge_prefix(std::string_view prefix) {
+  Purged out;
+  if (peers_ != nullptr) {
+    out.sequence = peers_->invalidate(protocol::InvalidationKind::prefix, prefix);
+  }
+  out.removed = store_.remove_prefix(prefix);
   return out;
 }
 

@@ -53,6 +53,10 @@ class CacheService {
   };
   // Removes every variant stored under key, and sends the purge to every peer.
   Purged purge(std::string_view key);
+  // Removes every object tagged `tag` (cache.tag_header) / every object whose
+  // key starts with `prefix`, and sends the purge to every peer.
+  Purged purge_tag(std::string_view tag);
+  Purged purge_prefix(std::string_view prefix);
   // Where purge `sequence` has taken effect: waits for the peers'
   // acknowledgements up to cluster.peer_timeout_ms, on `executor`.
   awaitable<PurgeReach> await_reach(std::uint64_t sequence, asio::any_io_executor executor);

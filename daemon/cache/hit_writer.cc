@@ -84,13 +84,15 @@ awaitable<unsigned> write_hit(ClientConnection& client, const HitRequest& reques
   if (request.has_conditionals &&
       evaluate_conditional(method, *request.request, parse_stored_head(object.head).fields,
                            request.now) == ConditionalOutcome::send_not_modified) {
-    const StoredHead stored = parse_stored_head(object.head);
+    StoredHead stored = parse_stored_head(object.head);
+    if (!request.hidden_field.empty()) remove_field(stored.fields, request.hidden_field);
     const std::string head = build_head("HTTP/1.1 304 Not Modified", not_modified_fields(stored.fields));
     const bool ok = sent(client, co_await write_response(client, request, head, extra, no_body));
     co_return ok ? 304U : 0U;
   }
   if (request.has_range && !request.head_method) {
     StoredHead stored = parse_stored_head(object.head);
+    if (!request.hidden_field.empty()) remove_field(stored.fields, request.hidden_field);
     const RangeDecision range =
         decide_range(method, *request.request, stored.fields, body.size(), request.now);
     if (range.outcome == RangeOutcome::partial) {
@@ -111,8 +113,9 @@ awaitable<unsigned> write_hit(ClientConnection& client, const HitRequest& reques
     }
   }
   const std::string_view payload = request.head_method ? no_body : std::string_view(body);
-  const bool ok =
-      sent(client, co_await write_response(client, request, object.head, extra, payload));
+  std::string_view head = object.head;
+  head.remove_suffix(trailing_field_bytes(head, request.hidden_field));
+  const bool ok = sent(client, co_await write_response(client, request, head, extra, payload));
   co_return ok ? static_cast<unsigned>(head_status(object.head)) : 0U;
 }
 

@@ -22,6 +22,9 @@ struct HitRequest {
   const HeaderList* request = nullptr;  // needed when either of the above is set
   std::chrono::sys_seconds now{};
   std::chrono::milliseconds write_timeout{30000};
+  // The tag field to leave out (cache.tag_header, stored as the head's last
+  // line: move_field_last); "" sends the stored head whole.
+  std::string_view hidden_field{};
 };
 
 // Returns the status sent (200, 206, 304 or 416) or 0 when the write failed.

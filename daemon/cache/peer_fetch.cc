@@ -11,6 +11,8 @@
 #include "daemon/cache/cache_service.h"
 #include "daemon/peer/peer_service.h"
 #include "daemon/proxy/response_relay.h"
+#include "daemon/store/object_tags.h"
+#include "protocol/invalidation_message.h"
 #include "protocol/peer_auth.h"
 
 namespace sumcache::daemon {
@@ -43,6 +45,22 @@ http::request_header<> peer_head(const CacheRequest& r, const std::string& node_
 Origin peer_origin(const config::Config& config, const config::PeerConfig& peer) {
   if (config.cluster.tls.enabled) return {true, peer.host, peer.object_port, true};
   return {false, peer.host, peer.http_port};
+}
+
+// While a tag purge of this node's stands (some peer has not acknowledged
+// it), a peer's copy whose tag field names a purged tag, or names more tags
+// than this node indexes, is refused: this node cannot know the tags of an
+// object it does not hold, so it checks the copy's (docs/peers.md).
+bool purged_by_tag(const PeerService& peers, const config::CacheConfig& cache,
+                   const http::response<http::buffer_body>& msg) {
+  if (!peers.any_tag_tombstone()) return false;
+  const TagRules rules{cache.tag_header, cache.max_tags_per_object,
+                       protocol::kMaxInvalidationTagBytes};
+  ObjectTags tags;
+  for (const auto& field : msg.base()) {
+    if (beast::iequals(field.name_string(), cache.tag_header)) add_tags(field.value(), rules, tags);
+  }
+  return tags.too_many || peers.tag_tombstoned(tags.tags);
 }
 
 config::LimitsConfig peer_limits(const config::Config& config) {
@@ -82,6 +100,15 @@ awaitable<std::optional<unsigned>> CacheService::fetch_from_peers(CacheRequest& 
     const unsigned status = msg.result_int();
     // Whatever the peer had stored is a hit, whatever its status; an answer of
     // its own (X-Cache: ERROR: refused, draining, loop) is not.
+    if (status != 504 && msg["X-Cache"] != "ERROR" &&
+        purged_by_tag(*peers_, r.settings.config.cache, msg)) {
+      // The peer has not applied a tag purge of ours yet: its copy is the purged one.
+      co_await finish_upstream(r.worker, limits, std::move(res));
+      stats.peer_copies_purged.fetch_add(1, std::memory_order_relaxed);
+      r.worker.shared.log.info("peer " + peer.id + " answered " + r.route.cache_key +
+                               " with a copy tagged by a purge it has not acknowledged");
+      continue;
+    }
     if (status != 504 && msg["X-Cache"] != "ERROR") {
       peers_->report(candidate, PeerOutcome::hit, rtt);
       r.record.hierarchy = {"SIBLING_HIT", peer.id};

@@ -10,24 +10,41 @@ ClusterInvalidations::ClusterInvalidations(std::string node_id, std::uint64_t ep
     : peers_(std::move(peers)),
       outbox_(std::move(node_id), epoch),
       tombstones_(max_tombstones),
+      tag_tombstones_(std::min(max_tombstones, kMaxPatternTombstones)),
+      prefix_tombstones_(std::min(max_tombstones, kMaxPatternTombstones)),
       sent_(peers_.size(), 0) {
   for (const auto& p : peers_) outbox_.add_peer(p, 0);
 }
 
-AddedPurge ClusterInvalidations::add_url(std::string key, std::uint64_t time_ms) {
+AddedPurge ClusterInvalidations::add(protocol::InvalidationKind kind, std::string value,
+                                     std::uint64_t time_ms) {
   std::lock_guard lock(mutex_);
-  auto sequence = outbox_.add({protocol::InvalidationKind::url, time_ms, key});
+  auto sequence = outbox_.add({kind, time_ms, value});
   if (!sequence) return {};
   // Without peers nothing waits for an acknowledgement.
   if (peers_.empty()) return {*sequence, false};
-  const bool dropped = tombstones_.add(std::move(key), *sequence);
+  TombstoneTable& table = kind == protocol::InvalidationKind::tag      ? tag_tombstones_
+                          : kind == protocol::InvalidationKind::prefix ? prefix_tombstones_
+                                                                       : tombstones_;
+  const bool dropped = table.add(std::move(value), *sequence);
   if (dropped) ++tombstones_dropped_;
   return {*sequence, dropped};
 }
 
 bool ClusterInvalidations::tombstoned(std::string_view key) const {
   std::lock_guard lock(mutex_);
-  return tombstones_.covers(key);
+  return tombstones_.covers(key) || prefix_tombstones_.covers_prefix_of(key);
+}
+
+bool ClusterInvalidations::tag_tombstoned(const std::vector<std::string>& tags) const {
+  std::lock_guard lock(mutex_);
+  return std::any_of(tags.begin(), tags.end(),
+                     [&](const std::string& tag) { return tag_tombstones_.covers(tag); });
+}
+
+bool ClusterInvalidations::any_tag_tombstone() const {
+  std::lock_guard lock(mutex_);
+  return tag_tombstones_.size() > 0;
 }
 
 std::optional<protocol::InvalidationBatch> ClusterInvalidations::batch_for(
@@ -45,7 +62,10 @@ protocol::AckOutcome ClusterInvalidations::ack(const protocol::InvalidationAck& 
     return outcome;
   }
   if (ack.acked_through > before) acked_ += ack.acked_through - before;
-  tombstones_.release_through(outbox_.acked_by_all());
+  const std::uint64_t all = outbox_.acked_by_all();
+  tombstones_.release_through(all);
+  tag_tombstones_.release_through(all);
+  prefix_tombstones_.release_through(all);
   return outcome;
 }
 
@@ -112,7 +132,7 @@ InvalidationStats ClusterInvalidations::stats() const {
   s.received = received_;
   s.acked = acked_;
   s.refused = refused_;
-  s.tombstones = tombstones_.size();
+  s.tombstones = tombstones_.size() + tag_tombstones_.size() + prefix_tombstones_.size();
   s.tombstones_dropped = tombstones_dropped_;
   s.unproven_before_ms = unproven_before_ms();
   return s;

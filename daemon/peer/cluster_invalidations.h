@@ -51,10 +51,19 @@ class ClusterInvalidations {
   ClusterInvalidations(std::string node_id, std::uint64_t epoch, std::vector<std::string> peers,
                        std::size_t max_tombstones = kDefaultMaxTombstones);
 
-  // Numbers the purge of cache key `key` at `time_ms` (wall clock, ms since the
-  // Unix epoch) for every peer, and puts up its tombstone.
-  AddedPurge add_url(std::string key, std::uint64_t time_ms);
+  // Numbers the purge of `value` (a cache key, tag or key prefix, by `kind`)
+  // at `time_ms` (wall clock, ms since the Unix epoch) for every peer, and
+  // puts up its tombstone.
+  AddedPurge add(protocol::InvalidationKind kind, std::string value, std::uint64_t time_ms);
+  AddedPurge add_url(std::string key, std::uint64_t time_ms) {
+    return add(protocol::InvalidationKind::url, std::move(key), time_ms);
+  }
+  // A standing URL purge of `key`, or a standing prefix purge of a prefix of it.
   bool tombstoned(std::string_view key) const;
+  // A standing tag purge of one of `tags` (a peer's copy that carries it is refused).
+  bool tag_tombstoned(const std::vector<std::string>& tags) const;
+  // Whether any tag purge stands: a miss then reads the tags of a peer's copy.
+  bool any_tag_tombstone() const;
 
   std::optional<protocol::InvalidationBatch> batch_for(std::string_view peer) const;
   // A peer's ack; on acceptance, tombstones every peer has acknowledged fall.
@@ -82,7 +91,9 @@ class ClusterInvalidations {
   std::vector<std::string> peers_;
   mutable std::mutex mutex_;
   protocol::InvalidationOutbox outbox_;
-  TombstoneTable tombstones_;
+  TombstoneTable tombstones_;         // URL purges
+  TombstoneTable tag_tombstones_;     // tag purges: values are tags
+  TombstoneTable prefix_tombstones_;  // prefix purges: values are key prefixes
   std::vector<std::uint64_t> sent_;  // per peer, as peers_
   std::uint64_t received_ = 0;
   std::uint64_t acked_ = 0;

@@ -448,21 +448,25 @@ PeerStatusList PeerService::status() const {
 
 namespace sumcache::daemon {
 
-std::uint64_t PeerService::invalidate(std::string_view key) {
+std::uint64_t PeerService::invalidate(protocol::InvalidationKind kind, std::string_view key) {
   if (!exchange_) return 0;
   const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                           std::chrono::system_clock::now().time_since_epoch())
                           .count();
   const AddedPurge added =
-      exchange_->invalidations().add_url(std::string(key), static_cast<std::uint64_t>(now_ms));
+      exchange_->invalidations().add(kind, std::string(key), static_cast<std::uint64_t>(now_ms));
   if (added.sequence == 0 || added.tombstone_dropped) {
     if (const auto held = invalidation_log_.admit(LogLimiter::Clock::now())) {
+      const std::string what = kind == protocol::InvalidationKind::tag      ? "tag"
+                               : kind == protocol::InvalidationKind::prefix ? "prefix"
+                                                                            : "URL";
       std::string line =
           added.sequence == 0
-              ? "purge of " + std::string(key.substr(0, 256)) +
-                    " not sent to peers: the key is longer than an invalidation carries"
-              : "purge tombstones over their cap: the oldest dropped, so a peer that has not "
-                "acknowledged it may serve that key again";
+              ? what + " purge of " + std::string(key.substr(0, 256)) +
+                    " not sent to peers: longer than an invalidation carries"
+              : what +
+                    " purge tombstones over their cap: the oldest dropped, so a peer that "
+                    "has not acknowledged it may serve what it named again";
       if (*held > 0) line += " (and " + std::to_string(*held) + " more)";
       log_.warn(line);
     }
@@ -476,6 +480,14 @@ std::uint64_t PeerService::invalidate(std::string_view key) {
 
 bool PeerService::tombstoned(std::string_view key) const {
   return exchange_ && exchange_->invalidations().tombstoned(key);
+}
+
+bool PeerService::tag_tombstoned(const std::vector<std::string>& tags) const {
+  return exchange_ && exchange_->invalidations().tag_tombstoned(tags);
+}
+
+bool PeerService::any_tag_tombstone() const {
+  return exchange_ && exchange_->invalidations().any_tag_tombstone();
 }
 
 std::int64_t PeerService::unproven_before_ms() const {

@@ -99,10 +99,18 @@ class PeerService {
   // Sends the purge of cache key `key` to every peer and puts up its
   // tombstone; returns its sequence, 0 when it cannot be sent (icp mode, or a
   // key longer than the format carries).
-  std::uint64_t invalidate(std::string_view key);
-  // A purge of this node's for `key` that some peer has not acknowledged:
-  // misses on it skip the peers.
+  std::uint64_t invalidate(std::string_view key) {
+    return invalidate(protocol::InvalidationKind::url, key);
+  }
+  // The same for a tag purge or a key-prefix purge (`kind`).
+  std::uint64_t invalidate(protocol::InvalidationKind kind, std::string_view value);
+  // A purge of this node's for `key` (of the URL, or of a prefix of it) that
+  // some peer has not acknowledged: misses on it skip the peers.
   bool tombstoned(std::string_view key) const;
+  // A tag purge of this node's for one of `tags` that some peer has not
+  // acknowledged: a peer's copy with such a tag is refused.
+  bool tag_tombstoned(const std::vector<std::string>& tags) const;
+  bool any_tag_tombstone() const;
   // Stored responses received before this (ms since the Unix epoch; 0: none)
   // are unproven: a peer's purges this node missed may have named them.
   std::int64_t unproven_before_ms() const;

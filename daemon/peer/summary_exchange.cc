@@ -608,13 +608,13 @@ SummaryResponse SummaryExchange::receive_invalidations(const SummaryRequest& req
       d.verdict != protocol::SequenceVerdict::duplicate) {
     for (std::size_t e = d.skip; e < batch->entries.size(); ++e) {
       const protocol::Invalidation& inv = batch->entries[e];
+      // Each key that goes leaves the counting filter: the next summary drops it.
       if (inv.kind == protocol::InvalidationKind::url) {
-        store_.remove(inv.value);  // its key leaves the counting filter: the next summary drops it
+        store_.remove(inv.value);
+      } else if (inv.kind == protocol::InvalidationKind::tag) {
+        store_.remove_tag(inv.value);  // through the tag index (docs/store.md)
       } else {
-        // Tags and prefixes are not indexed here yet: whatever was stored
-        // before the purge (on the sender's clock) may be named by it.
-        invalidations_.raise_unproven_before(static_cast<std::int64_t>(inv.time_ms) +
-                                             kClockAllowanceMs);
+        store_.remove_prefix(inv.value);  // through the key names, in key order
       }
       ++applied;
     }

@@ -26,6 +26,11 @@ bool TombstoneTable::add(std::string key, std::uint64_t sequence) {
 
 bool TombstoneTable::covers(std::string_view key) const { return by_key_.contains(key); }
 
+bool TombstoneTable::covers_prefix_of(std::string_view key) const {
+  return std::any_of(by_key_.begin(), by_key_.end(),
+                     [&](const auto& entry) { return key.starts_with(entry.first); });
+}
+
 std::size_t TombstoneTable::release_through(std::uint64_t sequence) {
   std::size_t released = 0;
   while (!by_sequence_.empty() && by_sequence_.begin()->first <= sequence) {

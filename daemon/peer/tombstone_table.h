@@ -16,6 +16,8 @@
 namespace sumcache::daemon {
 
 inline constexpr std::size_t kDefaultMaxTombstones = 65536;
+// Tag and prefix purges' tombstones: each miss walks the prefix table.
+inline constexpr std::size_t kMaxPatternTombstones = 1024;
 
 class TombstoneTable {
  public:
@@ -26,6 +28,9 @@ class TombstoneTable {
   // was dropped to stay within the capacity.
   bool add(std::string key, std::uint64_t sequence);
   bool covers(std::string_view key) const;
+  // Whether a recorded value is a prefix of `key` (a table of prefix purges):
+  // a walk of the table, so such a table is kept small (kMaxPatternTombstones).
+  bool covers_prefix_of(std::string_view key) const;
   // Drops every tombstone whose sequence is at most `sequence`; returns how many.
   std::size_t release_through(std::uint64_t sequence);
 

@@ -201,7 +201,8 @@ awaitable<unsigned> dispatch(WorkerContext& worker, const Settings& settings,
     co_return co_await cache->serve(worker, settings, client, parser, route, record, true);
   }
   if (req.method() == http::verb::purge) {
-    co_return co_await serve_purge_method(worker, settings, client, route, version, record);
+    co_return co_await serve_purge_method(worker, settings, client, route, version, record,
+                                          req[config.cache.tag_header]);
   }
   if (route.kind == RouteKind::tunnel) {
     record.result = CacheResult::tunnel;

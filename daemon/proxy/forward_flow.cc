@@ -108,6 +108,8 @@ awaitable<ForwardResult> forward_request(
   if (!parser.is_done()) client.keep_alive = false;
   auto& msg = response->parser->get();
   prepare_client_head(msg, client, req.version(), upstream.head_method, settings.via, "MISS");
+  // The cache's tags are not the client's business (docs/proxy.md), on any path.
+  if (!settings.config.cache.tag_header_pass) msg.erase(settings.config.cache.tag_header);
   client.keep_alive = msg.keep_alive();
   ForwardResult result{msg.result_int(), false, std::string(msg[http::field::location]),
                        std::string(msg[http::field::content_location])};

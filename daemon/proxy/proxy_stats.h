@@ -50,6 +50,8 @@ struct ProxyStats {
   // Object requests to peers that a summary or ICP claimed, and how they ended.
   std::atomic<std::uint64_t> peer_requests{0};
   std::atomic<std::uint64_t> peer_false_hits{0};  // the peer answered 504
+  // Copies refused for a tag of a standing tag purge (docs/peers.md).
+  std::atomic<std::uint64_t> peer_copies_purged{0};
   std::atomic<std::uint64_t> peer_errors{0};      // no answer in time, or a bad one
   // Requests on the proxy port refused as peer requests that did not verify,
   // by PeerAuthErrc (index value - 1).

@@ -21,7 +21,8 @@ void say(const Log& log, const std::string& line) {
 
 // Checks one file named like an object file; returns its record or why not.
 Result<DiskRecord> check_file(const std::string& path, const ObjectName& name,
-                              const FileLimits& limits, bool verify_bodies) {
+                              const FileLimits& limits, bool verify_bodies,
+                              const TagRules& tag_rules) {
   auto file = open_object_file(path, limits);
   if (!file) return file.error();
   const Prelude& p = file->header.prelude;
@@ -32,13 +33,15 @@ Result<DiskRecord> check_file(const std::string& path, const ObjectName& name,
   if (verify_bodies) {
     if (auto ec = verify_object_file(*file)) return ec;
   }
-  return DiskRecord{name.hash, name.variant_hash, p.file_bytes(), p.sequence};
+  return DiskRecord{
+      name.hash,  name.variant_hash,           p.file_bytes(),
+      p.sequence, std::move(file->header.key), object_tags(file->header.head, tag_rules)};
 }
 
 }  // namespace
 
 Result<DiskScan> scan_disk_tier(const std::string& root, const FileLimits& limits,
-                                bool verify_bodies, const Log& log) {
+                                bool verify_bodies, const TagRules& tag_rules, const Log& log) {
   DiskScan scan;
   const auto remove_bad = [&](const std::string& path, const std::string& reason) {
     if (auto ec = remove_file(path)) {
@@ -49,9 +52,9 @@ Result<DiskScan> scan_disk_tier(const std::string& root, const FileLimits& limit
     say(log, "store: removed " + path + ": " + reason);
   };
   const auto admit = [&](const std::string& path, const ObjectName& name) {
-    auto checked = check_file(path, name, limits, verify_bodies);
+    auto checked = check_file(path, name, limits, verify_bodies, tag_rules);
     if (checked) {
-      scan.records.push_back(*checked);
+      scan.records.push_back(std::move(checked).value());
     } else if (is_damage(checked.error())) {
       remove_bad(path, checked.error().message());
     } else {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "daemon/store/object_file_io.h"
+#include "daemon/store/object_tags.h"
 #include "filters/hashing.h"
 #include "filters/result.h"
 
@@ -19,6 +20,8 @@ struct DiskRecord {
   std::uint64_t variant_hash = 0;
   std::uint64_t file_bytes = 0;
   std::uint64_t sequence = 0;
+  std::string key;  // for the key names of prefix purges
+  ObjectTags tags;  // from the stored head, so that a restart keeps the tag index
 };
 
 struct DiskScan {
@@ -32,7 +35,7 @@ struct DiskScan {
 // are not the store's, and files that cannot be read for other reasons
 // (permissions, I/O errors), are logged and left alone.
 Result<DiskScan> scan_disk_tier(const std::string& root, const FileLimits& limits,
-                                bool verify_bodies,
+                                bool verify_bodies, const TagRules& tag_rules,
                                 const std::function<void(std::string_view)>& log);
 
 }  // namespace sumcache::daemon

@@ -125,6 +125,8 @@ std::error_code Store::insert(StoredObject object) {
     return StoreErrc::too_large;
   }
   assert(object.hash == hash_key(object.key) && "StoredObject::hash must be hash_key(key)");
+  auto tags = tags_to_index(object);
+  if (!tags) return tags.error();
   const std::uint64_t variant = variant_hash(options_.hasher, object.variant);
   auto published = std::make_shared<const StoredObject>(std::move(object));
   Shard& s = shard_of(published->hash);
@@ -134,13 +136,99 @@ std::error_code Store::insert(StoredObject object) {
     EntryRef ref = s.index.find(published->hash, variant);
     if (ref == kNoEntry) {
       const IndexShard::Added added = s.index.add(published->hash, variant);
-      if (added.new_key) filter_.add(published->hash);
+      if (added.new_key) {
+        filter_.add(published->hash);
+        s.names.add(published->hash, published->key);
+      }
       ref = added.ref;
     }
-    ec = install(s, ref, std::move(published));
+    if (set_tags(s, ref, std::move(tags).value())) {
+      ec = install(s, ref, std::move(published));
+    } else {
+      erase_entry(s, ref);  // a replaced object goes too: its successor could not be purged by tag
+      ec = StoreErrc::tag_index_full;
+    }
   }
+  // Not installed: `published` is still ours.
+  if (ec == StoreErrc::tag_index_full) log_tag_problem(published->key, "tag index full");
   enforce_budget(Tier::memory);
   return ec;
+}
+
+Result<std::vector<std::string>> Store::tags_to_index(const StoredObject& object) {
+  if (options_.tags.field.empty()) return std::vector<std::string>{};
+  ObjectTags tags = object_tags(object.head, options_.tags);
+  if (tags.too_long > 0) {
+    bump(counters_.tags_too_long, tags.too_long);
+    log_tag_problem(object.key, "tag longer than " + std::to_string(options_.tags.max_tag_bytes) +
+                                    " bytes left out of the tag index");
+  }
+  if (tags.too_many) {
+    bump(counters_.objects_refused_tags);
+    log_tag_problem(object.key,
+                    "more than " + std::to_string(options_.tags.max_tags) + " tags: not stored");
+    return make_error_code(StoreErrc::too_many_tags);
+  }
+  return std::move(tags.tags);
+}
+
+void Store::log_tag_problem(std::string_view key, std::string_view what) {
+  const auto held = tag_log_.admit(LogLimiter::Clock::now());
+  if (!held) return;
+  std::string line = "store: " + std::string(key.substr(0, 256)) + ": " + std::string(what) + " (" +
+                     std::to_string(read(counters_.objects_refused_tags)) +
+                     " objects refused for their tags, " +
+                     std::to_string(read(counters_.tags_too_long)) + " tags too long so far";
+  if (*held > 0) line += ", " + std::to_string(*held) + " not logged since the last line";
+  log(line + ")");
+}
+
+bool Store::set_tags(Shard& s, EntryRef ref, std::vector<std::string> tags) {
+  drop(counters_.tag_pairs, s.tags.remove(ref));
+  if (tags.empty()) return true;
+  const std::uint64_t n = tags.size();
+  if (counters_.tag_pairs.fetch_add(n, std::memory_order_relaxed) + n > options_.max_tag_pairs) {
+    drop(counters_.tag_pairs, n);
+    bump(counters_.objects_refused_tags);
+    return false;
+  }
+  s.tags.add(ref, std::move(tags));
+  return true;
+}
+
+std::size_t Store::remove_tag(std::string_view tag) {
+  std::size_t removed = 0;
+  for (std::uint32_t i = 0; i < options_.shards; ++i) {
+    Shard& s = shards_[i];
+    for (;;) {
+      std::lock_guard lock(s.mutex);
+      const std::vector<EntryRef> refs = s.tags.entries(tag, kPurgeChunk);
+      for (EntryRef ref : refs) erase_entry(s, ref);
+      removed += refs.size();
+      if (refs.size() < kPurgeChunk) break;
+    }
+  }
+  return removed;
+}
+
+std::size_t Store::remove_prefix(std::string_view prefix) {
+  std::size_t removed = 0;
+  for (std::uint32_t i = 0; i < options_.shards; ++i) {
+    Shard& s = shards_[i];
+    for (;;) {
+      std::lock_guard lock(s.mutex);
+      const std::vector<filters::Hash128> keys = s.names.with_prefix(prefix, kPurgeChunk);
+      for (const filters::Hash128& hash : keys) {
+        for (EntryRef ref = s.index.first_variant(hash); ref != kNoEntry;
+             ref = s.index.first_variant(hash)) {
+          erase_entry(s, ref);
+          ++removed;
+        }
+      }
+      if (keys.size() < kPurgeChunk) break;
+    }
+  }
+  return removed;
 }
 
 std::size_t Store::remove(std::string_view key) {
@@ -199,13 +287,26 @@ std::error_code Store::update_meta(std::string_view key, std::string_view varian
   }
   if (auto ec = check_field_caps(next)) return ec;
   if (object_bytes(next) > options_.max_object_bytes) return StoreErrc::too_large;
+  // A 304 may bring other tags (§4.3.4 updates the stored fields): the
+  // object's tags are the refreshed head's, or the object goes.
+  auto tags = tags_to_index(next);
   std::error_code ec;
   {
     std::lock_guard lock(s.mutex);
     const EntryRef ref = s.index.find(hash, vh);
     if (ref == kNoEntry || s.index.at(ref).version != version) return StoreErrc::stale;
-    ec = install(s, ref, std::make_shared<const StoredObject>(std::move(next)));
+    if (!tags) {
+      erase_entry(s, ref);
+      return tags.error();
+    }
+    if (set_tags(s, ref, std::move(tags).value())) {
+      ec = install(s, ref, std::make_shared<const StoredObject>(std::move(next)));
+    } else {
+      erase_entry(s, ref);
+      ec = StoreErrc::tag_index_full;
+    }
   }
+  if (ec == StoreErrc::tag_index_full) log_tag_problem(key, "tag index full");
   enforce_budget(Tier::memory);
   return ec;
 }
@@ -224,6 +325,7 @@ StoreStats Store::stats() const {
     st.memory_hits += s.memory_hits;
     st.misses += s.misses;
     st.index_bytes += s.index.index_bytes();
+    st.tags += s.tags.tags();
   }
   const StoreCounters& c = counters_;
   st.misses += read(c.disk_misses);
@@ -239,6 +341,9 @@ StoreStats Store::stats() const {
   st.disk_writes_skipped = read(c.disk_writes_skipped);
   st.disk_read_errors = read(c.disk_read_errors);
   st.damaged_files_removed = read(c.damaged_files_removed);
+  st.tag_pairs = read(c.tag_pairs);
+  st.tags_too_long = read(c.tags_too_long);
+  st.objects_refused_tags = read(c.objects_refused_tags);
   if (writer_) {
     st.queued_disk_jobs = writer_->queued_jobs();
     st.queued_disk_bytes = writer_->queued_bytes();

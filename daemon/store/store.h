@@ -70,6 +70,13 @@ class Store {
   // hash_key(object.key).
   std::error_code insert(StoredObject object);
   std::size_t remove(std::string_view key);  // every variant; returns how many
+  // Every object tagged `tag` (docs/store.md, "Tag index"), and every variant
+  // of every key that starts with `prefix` ("Key names"): each found through
+  // an index, never a walk of the store, and removed kPurgeChunk entries per
+  // shard lock so that lookups on the shard wait little. Returns how many.
+  std::size_t remove_tag(std::string_view tag);
+  std::size_t remove_prefix(std::string_view prefix);
+  static constexpr std::size_t kPurgeChunk = 256;
   bool remove_variant(std::string_view key, std::string_view variant);
   // A 304 refresh (RFC 9111 §4.3.4): new meta and head, same body, also on disk.
   std::error_code update_meta(std::string_view key, std::string_view variant, std::string meta,
@@ -102,11 +109,19 @@ class Store {
   // A failed disk write or remove (disk full: one per object): logged once per
   // interval with the count, as every degraded path (docs/store.md).
   void log_write_error(std::string line);
+  // An object's tags over a bound (counted in StoreCounters): logged once per
+  // interval with the counts. No lock held.
+  void log_tag_problem(std::string_view key, std::string_view what);
+  // The tags of an object about to be stored; too_many_tags when it must not be.
+  Result<std::vector<std::string>> tags_to_index(const StoredObject& object);
   // Shard lock held:
   bool release_tiers(Shard& s, EntryRef ref);
   void erase_entry(Shard& s, EntryRef ref);
   void evict(Tier tier, Shard& s, EntryRef ref);
   void drop_file(Shard& s, EntryRef ref);
+  // The entry's tags become `tags`; false, with no tags left on it, when the
+  // index would pass max_tag_pairs.
+  bool set_tags(Shard& s, EntryRef ref, std::vector<std::string> tags);
   void link_memory(Shard& s, EntryRef ref);
   bool queue_job(DiskJob::Kind kind, const IndexEntry& e, std::uint64_t bytes);
   std::error_code install(Shard& s, EntryRef ref, ObjectPtr object);
@@ -131,6 +146,7 @@ class Store {
   std::atomic<std::uint32_t> evict_cursor_{0};
   UniqueFd disk_lock_;                  // flock()ed while the store is open
   LogLimiter write_error_log_;          // the writer thread's
+  LogLimiter tag_log_;
   std::uint64_t next_sequence_ = 1;     // the writer thread's alone once open
   std::unique_ptr<DiskWriter> writer_;  // last: its thread uses everything above
 };

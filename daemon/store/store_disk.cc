@@ -41,20 +41,38 @@ std::error_code Store::open_disk_tier() {
   std::filesystem::create_directories(options_.disk_path, ec);
   if (ec) return ec;
   if (auto locked = lock_disk_tier()) return locked;
-  auto scan =
-      scan_disk_tier(options_.disk_path, limits_, options_.verify_bodies_on_open, options_.log);
+  auto scan = scan_disk_tier(options_.disk_path, limits_, options_.verify_bodies_on_open,
+                             options_.tags, options_.log);
   if (!scan) return scan.error();
   bump(counters_.damaged_files_removed, scan->removed);
   std::sort(scan->records.begin(), scan->records.end(),
             [](const DiskRecord& a, const DiskRecord& b) { return a.sequence < b.sequence; });
-  for (const DiskRecord& r : scan->records) {
+  for (DiskRecord& r : scan->records) {
+    next_sequence_ = std::max(next_sequence_, r.sequence + 1);
+    // The tags come from the stored head, under the bounds of this run: an
+    // object they no longer admit goes, or a tag purge would miss it.
+    bump(counters_.tags_too_long, r.tags.too_long);
+    if (r.tags.too_many) {
+      bump(counters_.objects_refused_tags);
+      log_tag_problem(
+          r.key, "more than " + std::to_string(options_.tags.max_tags) + " tags: its file removed");
+      static_cast<void>(remove_file(path_of(r.hash, r.variant_hash)));
+      continue;
+    }
     Shard& s = shard_of(r.hash);
     const IndexShard::Added added = s.index.add_disk_entry(r.hash, r.variant_hash, r.file_bytes);
     s.index.at(added.ref).version = ++s.versions;
-    if (added.new_key) filter_.add(r.hash);
+    if (added.new_key) {
+      filter_.add(r.hash);
+      s.names.add(r.hash, r.key);
+    }
     bump(counters_.disk_objects);
     bump(counters_.disk_bytes, r.file_bytes);
-    next_sequence_ = std::max(next_sequence_, r.sequence + 1);
+    if (!set_tags(s, added.ref, std::move(r.tags.tags))) {
+      log_tag_problem(r.key, "tag index full: its file removed");
+      static_cast<void>(remove_file(path_of(r.hash, r.variant_hash)));
+      erase_entry(s, added.ref);  // no writer yet: nothing queued
+    }
   }
   writer_ = std::make_unique<DiskWriter>([this](const DiskJob& job) { run_disk_job(job); },
                                          options_.write_queue_max_bytes);

@@ -45,6 +45,10 @@ class StoreCategory final : public std::error_category {
         return "object file checksum mismatch: damaged";
       case StoreErrc::hasher_mismatch:
         return "object file was hashed with another hasher";
+      case StoreErrc::too_many_tags:
+        return "more tags than cache.max_tags_per_object";
+      case StoreErrc::tag_index_full:
+        return "the tag index is full (cache.tag_index_max_entries)";
     }
     return "unknown store error";
   }

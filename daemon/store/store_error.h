@@ -24,6 +24,8 @@ enum class StoreErrc {
   truncated,            // the file is shorter than its header says
   checksum_mismatch,    // the file is damaged
   hasher_mismatch,      // the file was written with another hash function or seed
+  too_many_tags,        // more tags than StoreOptions::tags.max_tags
+  tag_index_full,       // the tag index holds max_tag_pairs pairs
 };
 
 const std::error_category& store_category() noexcept;

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "daemon/store/object_tags.h"
 #include "filters/filter_params.h"
 #include "filters/hashing.h"
 
@@ -31,6 +32,12 @@ struct StoreOptions {
   // keys (Summary Cache's load factor is 8 to 16).
   filters::BloomParams filter_params{std::uint64_t{1} << 24, 4};
   filters::Hasher hasher;
+  // Tags of each object from its head's tag field (docs/store.md, "Tag index");
+  // tags.field "" keeps no tag index. An object with more than tags.max_tags
+  // tags, or whose tags would take the index past max_tag_pairs (tag, object)
+  // pairs, is not stored: a tag purge could not find it.
+  TagRules tags;
+  std::uint64_t max_tag_pairs = 1'000'000;
   // Warnings (damaged files removed, I/O errors). Called from any thread,
   // possibly with a store lock held: it must not call into the Store.
   std::function<void(std::string_view)> log;
@@ -60,6 +67,10 @@ struct StoreStats {
   std::uint64_t queued_disk_jobs = 0;
   std::uint64_t queued_disk_bytes = 0;
   std::uint64_t index_bytes = 0;  // the index's own structures, objects excluded
+  std::uint64_t tag_pairs = 0;    // (tag, object) pairs in the tag index
+  std::uint64_t tags = 0;         // distinct tags (a tag in n shards counts n times)
+  std::uint64_t tags_too_long = 0;         // tags over tags.max_tag_bytes, left out of the index
+  std::uint64_t objects_refused_tags = 0;  // not stored: too many tags, or the tag index full
 };
 
 struct FilterStats {

@@ -6,8 +6,10 @@
 #include <mutex>
 
 #include "daemon/store/index_shard.h"
+#include "daemon/store/key_names.h"
 #include "daemon/store/object_file_io.h"
 #include "daemon/store/store.h"
+#include "daemon/store/tag_index.h"
 
 namespace sumcache::daemon {
 
@@ -15,6 +17,8 @@ namespace sumcache::daemon {
 struct alignas(64) Store::Shard {
   std::mutex mutex;
   IndexShard index;
+  TagIndex tags;               // of this shard's entries
+  KeyNames names;              // of this shard's keys
   std::uint32_t versions = 0;  // source of IndexEntry::version, unique within the shard
   std::uint64_t memory_hits = 0;
   std::uint64_t misses = 0;

@@ -37,7 +37,11 @@ bool Store::release_tiers(Shard& s, EntryRef ref) {
 void Store::erase_entry(Shard& s, EntryRef ref) {
   const filters::Hash128 key = s.index.at(ref).key_hash;
   if (release_tiers(s, ref)) queue_job(DiskJob::Kind::remove, s.index.at(ref), 0);
-  if (s.index.erase(ref)) filter_.remove(key);
+  drop(counters_.tag_pairs, s.tags.remove(ref));
+  if (s.index.erase(ref)) {
+    filter_.remove(key);
+    s.names.remove(key);
+  }
 }
 
 void Store::link_memory(Shard& s, EntryRef ref) {

@@ -48,6 +48,13 @@ const BadConfig kBadConfigs[] = {
      "$.limits.idle_timeout_ms", "unknown field"},
     {"UnknownFieldInArrayElement", R"({"listen": [{"port": 1, "adress": "::1"}]})",
      "$.listen[0].adress", "unknown field (did you mean \"address\"?)"},
+    // The tag field must be a field name (RFC 9110 §5.6.2), its bounds in range.
+    {"TagHeaderNotAFieldName", R"({"cache": {"tag_header": "Surrogate Key"}})",
+     "$.cache.tag_header", "must be a field name"},
+    {"TagHeaderEmpty", R"({"cache": {"tag_header": ""}})", "$.cache.tag_header",
+     "must be a field name"},
+    {"NoTagsPerObject", R"({"cache": {"max_tags_per_object": 0}})", "$.cache.max_tags_per_object",
+     ""},
     // Types.
     {"StringForInteger", R"({"listen": [{"port": "3128"}]})", "$.listen[0].port",
      "expected integer, got string"},

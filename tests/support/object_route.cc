@@ -137,6 +137,9 @@ void set_cache_fields(const RequestTarget& target, const ObjectParams& p, Respon
   if (const auto vary = text_param(target, "vary"); !vary.empty()) {
     plan.head.set(http::field::vary, vary);
   }
+  if (const auto keys = text_param(target, "surrogate_key"); !keys.empty()) {
+    plan.head.set("Surrogate-Key", keys);
+  }
   if (text_param(target, "set_cookie") == "1") {
     plan.head.set(http::field::set_cookie, "sumcache_test=1; Path=/");
   }

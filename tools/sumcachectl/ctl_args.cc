@@ -17,7 +17,11 @@ const std::string_view kUsage =
     "  stats                 counters, hit ratios, latency, store (--json: the raw /stats)\n"
     "  peers                 the peer table (--json: the raw /peers)\n"
     "  filter                the local counting filter (--json: the raw /filter)\n"
-    "  purge URL             remove URL from the cache: exit 0 purged, 1 not cached, 2 error\n"
+    "  purge URL             remove URL from the cache on every node; prints the answer:\n"
+    "                        how many went here, and which nodes acknowledged it;\n"
+    "                        exit 0 purged, 1 not cached here, 2 error\n"
+    "  purge --tag T         the same for every object whose Surrogate-Key lists T\n"
+    "  purge --prefix P      the same for every URL that starts with P (scheme://host/path)\n"
     "  peer add ID HOST [--http-port N] [--peer-port N] [--icp-port N] [--object-port N]\n"
     "                [--weight W]\n"
     "                        add a peer now, until the next restart (POST /peers)\n"
@@ -47,8 +51,9 @@ bool is_ip_literal(const std::string& host) {
 
 bool takes_value(std::string_view option) {
   for (std::string_view known : {"--admin", "--token", "--token-file", "--timeout-ms", "--entries",
-                                 "--fpr", "--bits-per-entry", "--hashes", "--http-port",
-                                 "--peer-port", "--icp-port", "--object-port", "--weight"}) {
+                                 "--fpr", "--bits-per-entry", "--hashes", "--tag", "--prefix",
+                                 "--http-port", "--peer-port", "--icp-port", "--object-port",
+                                 "--weight"}) {
     if (option == known) return true;
   }
   return false;
@@ -70,9 +75,18 @@ std::string check_command(const CtlCommand& c, bool has_verb) {
   if (!has_verb) return "no command given";
   if (!c.token.empty() && !c.token_file.empty())
     return "--token and --token-file exclude each other";
-  if (c.verb == Verb::purge && c.url.empty()) return "purge needs a URL";
-  if (c.verb == Verb::purge && c.url.find("://") == std::string::npos) {
-    return "purge needs an absolute URL (scheme://host/path), got '" + c.url + "'";
+  if (c.verb != Verb::purge && (!c.tag.empty() || !c.prefix.empty())) {
+    return "--tag and --prefix belong to purge";
+  }
+  if (c.verb == Verb::purge) {
+    const int targets = !c.url.empty() + !c.tag.empty() + !c.prefix.empty();
+    if (targets != 1) return "purge needs exactly one of a URL, --tag T and --prefix P";
+    if (!c.url.empty() && c.url.find("://") == std::string::npos) {
+      return "purge needs an absolute URL (scheme://host/path), got '" + c.url + "'";
+    }
+    if (!c.prefix.empty() && c.prefix.find("://") == std::string::npos) {
+      return "--prefix needs an absolute URL prefix (scheme://host/path), got '" + c.prefix + "'";
+    }
   }
   const bool peer_add = c.verb == Verb::peer_add;
   if (peer_add && (c.peer_id.empty() || c.peer_host.empty())) return "peer add needs ID and HOST";
@@ -174,6 +188,12 @@ ParsedArgs parse_args(const std::vector<std::string>& args) {
       if (!b || !(*b > 0 && *b <= 1024))
         return fail("--bits-per-entry wants (0, 1024], got '" + value + "'");
       c.bits_per_entry = *b;
+    } else if (arg == "--tag") {
+      if (value.empty()) return fail("--tag is empty");
+      c.tag = value;
+    } else if (arg == "--prefix") {
+      if (value.empty()) return fail("--prefix is empty");
+      c.prefix = value;
     } else if (arg == "--hashes") {
       auto k = parse_number<std::uint32_t>(value);
       if (!k || *k == 0 || *k > filters::kMaxHashes) {

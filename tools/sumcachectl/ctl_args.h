@@ -1,7 +1,7 @@
 #pragma once
 // sumcachectl's command line, parsed into a plain struct (no I/O here):
 //   sumcachectl [--admin HOST:PORT] [--token T | --token-file F] [--json] [--timeout-ms N]
-//               stats | peers | filter | purge URL
+//               stats | peers | filter | purge (URL | --tag T | --prefix P)
 //               | peer add ID HOST [--http-port N] [--peer-port N] [--icp-port N]
 //                                  [--object-port N] [--weight W]
 //               | peer remove ID
@@ -30,7 +30,9 @@ struct CtlCommand {
   std::string token_file;
   bool json = false;
   std::chrono::milliseconds timeout{5000};  // the whole exchange: connect, send, receive
-  std::string url;                          // purge
+  std::string url;                          // purge: a URL, or with --tag / --prefix
+  std::string tag;                          // purge --tag
+  std::string prefix;                       // purge --prefix: an absolute URL prefix
   // peer add / remove: the peers[] entry's fields; 0 ports and weight: the daemon's defaults.
   std::string peer_id;
   std::string peer_host;

@@ -2,6 +2,8 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
+#include <utility>
 
 #include "tools/sumcachectl/admin_client.h"
 #include "tools/sumcachectl/bloom_calc.h"
@@ -73,22 +75,47 @@ int show(const CtlCommand& c, const std::string& token, std::ostream& out, std::
   return kExitOk;
 }
 
+// What `purge` names: {"url": U}, {"tag": T} or {"prefix": P}, as POST /purge takes it.
+std::pair<std::string, std::string> purge_target(const CtlCommand& c) {
+  if (!c.tag.empty()) return {"tag", c.tag};
+  if (!c.prefix.empty()) return {"prefix", c.prefix};
+  return {"url", c.url};
+}
+
+// The whole answer: what went here, and where the purge took effect.
+std::string format_purge(const nlohmann::json& json, const std::string& target) {
+  std::ostringstream out;
+  const auto number = [&](const nlohmann::json& j, const char* name) {
+    return j.is_object() && j.contains(name) && j[name].is_number() ? j[name].dump() : "?";
+  };
+  out << "purged " << number(json, "purged") << " object(s) here: " << target << "\n";
+  nlohmann::json nodes;
+  if (json.is_object() && json.contains("nodes")) nodes = json["nodes"];
+  out << "nodes: " << number(nodes, "acked") << " of " << number(nodes, "total") << " acknowledged";
+  if (nodes.is_object() && nodes.contains("pending") && nodes["pending"].is_array() &&
+      !nodes["pending"].empty()) {
+    out << "; pending:";
+    for (const auto& p : nodes["pending"])
+      out << " " << (p.is_string() ? p.get<std::string>() : p.dump());
+  }
+  out << "\n";
+  return out.str();
+}
+
 int purge(const CtlCommand& c, const std::string& token, std::ostream& out, std::ostream& err) {
+  const auto [member, value] = purge_target(c);
+  const std::string target = member == "url" ? value : member + " " + value;
   const AdminRequest request{.method = "POST",
                              .target = "/purge",
                              .token = token,
                              .content_type = "application/json",
-                             .body = nlohmann::json{{"url", c.url}}.dump()};
+                             .body = nlohmann::json{{member, value}}.dump()};
   auto reply = admin_exchange(c.admin, request, c.timeout);
   if (!reply) {
     err << "sumcachectl: " << describe(request, c.admin) << ": " << reply.error().message() << "\n";
     return kExitError;
   }
-  if (reply->status == 404) {
-    out << "not cached: " << c.url << "\n";
-    return kExitNotCached;
-  }
-  if (reply->status != 200) {
+  if (reply->status != 200 && reply->status != 404) {
     err << "sumcachectl: " << describe(request, c.admin) << ": HTTP " << reply->status << " "
         << (reply->status == 401   ? "(bad or missing token) "
             : reply->status == 403 ? "(purge is off without admin.token, or not in admin.allow) "
@@ -97,9 +124,14 @@ int purge(const CtlCommand& c, const std::string& token, std::ostream& out, std:
     return kExitError;
   }
   const auto json = nlohmann::json::parse(reply->body, nullptr, false);
-  const bool has_count = json.is_object() && json.contains("purged") && json["purged"].is_number();
-  out << "purged " << (has_count ? json["purged"].dump() : "?") << " object(s): " << c.url << "\n";
-  return kExitOk;
+  if (c.json) {
+    out << reply->body << (reply->body.ends_with('\n') ? "" : "\n");
+  } else {
+    // A 404 still went to every peer, which may have held it: the nodes line says where.
+    if (reply->status == 404) out << "not cached here: " << target << "\n";
+    out << format_purge(json, target);
+  }
+  return reply->status == 404 ? kExitNotCached : kExitOk;
 }
 
 // peer add / remove: the admin's POST /peers and DELETE /peers/ID.

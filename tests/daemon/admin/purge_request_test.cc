@@ -45,6 +45,39 @@ TEST(PurgeRequest, UnusableBodiesSayWhy) {
   }
 }
 
+TEST(PurgeRequest, ATagOrAPrefixInsteadOfAUrl) {
+  std::string why;
+  const auto tag = parse_purge_body("application/json", R"({"tag": "product-42"})", why);
+  ASSERT_TRUE(tag) << why;
+  EXPECT_EQ(tag->kind, PurgeKind::tag);
+  EXPECT_EQ(tag->cache_key, "product-42");
+  const auto form_tag = parse_purge_body("application/x-www-form-urlencoded", "tag=a%2Fb", why);
+  ASSERT_TRUE(form_tag) << why;
+  EXPECT_EQ(form_tag->cache_key, "a/b");
+  // A prefix is keyed like a URL, so that it compares with stored keys byte for byte.
+  const auto prefix = parse_purge_body("", R"({"prefix": "http://Example.COM:80/static/"})", why);
+  ASSERT_TRUE(prefix) << why;
+  EXPECT_EQ(prefix->kind, PurgeKind::prefix);
+  EXPECT_EQ(prefix->url, "http://Example.COM:80/static/");
+  EXPECT_EQ(prefix->cache_key, "http://example.com/static/");
+  EXPECT_STREQ(purge_member(PurgeKind::prefix), "prefix");
+}
+
+TEST(PurgeRequest, BadTagsAndPrefixesAndTwoTargetsAreRefused) {
+  const char* bad[] = {
+      R"({"tag": ""})", R"({"tag": "two tags"})",    R"({"tag": "a,b"})",
+      R"({"tag": 7})",  R"({"prefix": "/static/"})", R"({"url": "http://h/x", "tag": "t"})",
+  };
+  for (const char* body : bad) {
+    std::string why;
+    EXPECT_FALSE(parse_purge_body("application/json", body, why)) << body;
+    EXPECT_FALSE(why.empty()) << body;
+  }
+  EXPECT_TRUE(valid_purge_tag(std::string(1024, 't')));
+  EXPECT_FALSE(valid_purge_tag(std::string(1025, 't')));
+  EXPECT_FALSE(valid_purge_tag("tab\there"));
+}
+
 TEST(PurgeRequest, FormDecodingHandlesPlusAndPercent) {
   EXPECT_EQ(form_decode("a+b%20c%2B%25"), "a b c+%");
   EXPECT_EQ(form_decode(""), "");

@@ -39,8 +39,9 @@ std::string node_config(const ClusterNode& self, const std::vector<ClusterNode>&
          R"(
     "admin": {"address": "127.0.0.1", "port": )" +
          std::to_string(self.admin_port) + R"(, "token": ")" + kAdminToken + R"("},
-    "cache": {"disk": {"enabled": )" +
-         (o.disk ? "true" : "false") + R"(, "path": ")" + (dir / "cache").string() +
+    "cache": {)" +
+         o.extra_cache_json + R"("disk": {"enabled": )" + (o.disk ? "true" : "false") +
+         R"(, "path": ")" + (dir / "cache").string() +
          R"(", "max_bytes": "64MiB"},
               "memory": {"max_bytes": "64MiB"}, "max_object_bytes": "8MiB"},
     "log": {"access_log": ")" +

@@ -65,5 +65,16 @@ TEST(TombstoneTable, ACapacityOfZeroHoldsOne) {
   EXPECT_TRUE(t.covers("k"));
 }
 
+TEST(TombstoneTable, APrefixTableCoversEveryKeyUnderAStandingPrefix) {
+  TombstoneTable t(kMaxPatternTombstones);
+  t.add("http://a/static/", 1);
+  EXPECT_TRUE(t.covers_prefix_of("http://a/static/x.css"));
+  EXPECT_TRUE(t.covers_prefix_of("http://a/static/"));
+  EXPECT_FALSE(t.covers_prefix_of("http://a/static"));
+  EXPECT_FALSE(t.covers_prefix_of("http://b/static/x.css"));
+  t.release_through(1);
+  EXPECT_FALSE(t.covers_prefix_of("http://a/static/x.css"));
+}
+
 }  // namespace
 }  // namespace sumcache::daemon

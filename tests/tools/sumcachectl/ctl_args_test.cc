@@ -88,6 +88,20 @@ TEST(CtlArgs, PurgeTakesOneAbsoluteUrlAndAToken) {
   EXPECT_NE(parse({"purge", "http://a/x", "http://a/y"}).error, "");
 }
 
+TEST(CtlArgs, PurgeTakesATagOrAPrefixInsteadOfAUrl) {
+  const auto tag = parse({"purge", "--tag", "product-42"});
+  ASSERT_EQ(tag.error, "");
+  EXPECT_EQ(tag.command.tag, "product-42");
+  const auto prefix = parse({"purge", "--prefix", "http://a.example/static/"});
+  ASSERT_EQ(prefix.error, "");
+  EXPECT_EQ(prefix.command.prefix, "http://a.example/static/");
+  EXPECT_NE(parse({"purge", "--tag", "t", "http://a/x"}).error, "");
+  EXPECT_NE(parse({"purge", "--tag", "t", "--prefix", "http://a/"}).error, "");
+  EXPECT_NE(parse({"purge", "--prefix", "/static/"}).error, "");
+  EXPECT_NE(parse({"purge", "--tag", ""}).error, "");
+  EXPECT_NE(parse({"stats", "--tag", "t"}).error, "");
+}
+
 TEST(CtlArgs, TokenAndTokenFileExcludeEachOther) {
   EXPECT_NE(parse({"--token", "t", "--token-file", "f", "stats"}).error, "");
   EXPECT_NE(parse({"--token", "", "stats"}).error, "");

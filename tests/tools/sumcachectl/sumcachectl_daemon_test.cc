@@ -67,9 +67,29 @@ TEST_F(SumcachectlDaemon, PurgeRemovesACachedUrlThenReportsItNotCached) {
                   {"--token-file", ::testing::TempDir() + "/sumcachectl-token", "purge", url});
   EXPECT_EQ(first.code, 0) << first.out << first.err << node_.daemon_log();
   EXPECT_NE(first.out.find("purged"), std::string::npos) << first.out;
+  // The whole answer: where it took effect (a node without peers: itself).
+  EXPECT_NE(first.out.find("nodes: 1 of 1 acknowledged"), std::string::npos) << first.out;
   const auto again = sumcachectl(node_.admin_port(), {"--token", kToken, "purge", url});
   EXPECT_EQ(again.code, 1) << again.out << again.err;
   // Gone from the cache: the next request is a miss again.
+  auto response = node_.fetch("/obj/p?max_age=600");
+  ASSERT_TRUE(response);
+  EXPECT_EQ(response->header("X-Cache").value_or(""), "MISS");
+}
+
+TEST_F(SumcachectlDaemon, PurgeByTagAndByPrefix) {
+  auto tagged = node_.fetch("/obj/tagged?max_age=600&surrogate_key=t1%20t2");
+  ASSERT_TRUE(tagged && tagged->status == 200U);
+  const auto by_tag = sumcachectl(node_.admin_port(), {"--token", kToken, "purge", "--tag", "t2"});
+  EXPECT_EQ(by_tag.code, 0) << by_tag.out << by_tag.err;
+  EXPECT_NE(by_tag.out.find("purged 1 object(s) here: tag t2"), std::string::npos) << by_tag.out;
+  EXPECT_NE(by_tag.out.find("nodes: 1 of 1 acknowledged"), std::string::npos) << by_tag.out;
+  const auto json = sumcachectl(node_.admin_port(), {"--token", kToken, "--json", "purge",
+                                                     "--prefix", node_.origin_url("/obj/")});
+  EXPECT_EQ(json.code, 0) << json.out << json.err;
+  const auto answer = nlohmann::json::parse(json.out, nullptr, false);
+  EXPECT_EQ(answer["purged"], 1) << json.out;  // /obj/p; /obj/tagged went by its tag
+  EXPECT_EQ(answer["nodes"]["total"], 1) << json.out;
   auto response = node_.fetch("/obj/p?max_age=600");
   ASSERT_TRUE(response);
   EXPECT_EQ(response->header("X-Cache").value_or(""), "MISS");
