@@ -12,6 +12,10 @@
 namespace sumcache::config {
 
 enum class Sharing { none, summary, icp };
+// Where a miss that no summary claims goes (docs/peers.md, "Miss policy"):
+// the origin, or the key's owner among the live nodes, which coalesces the
+// cluster's concurrent misses into one origin fetch.
+enum class MissPolicy { origin, owner };
 
 struct ClusterTlsConfig {
   bool enabled = false;
@@ -36,6 +40,7 @@ struct ClusterConfig {
   std::chrono::milliseconds summary_expiry_ms{60000};  // an older summary attracts no requests
   std::chrono::milliseconds peer_timeout_ms{2000};
   bool store_peer_hits = true;  // false is Squid's proxy-only
+  MissPolicy miss_policy = MissPolicy::origin;
   // The peer listener's guards (docs/peers.md, "What the peer listener accepts").
   std::uint32_t peer_max_connections = 0;  // 0: 2 per peer + 4
   std::chrono::milliseconds peer_head_timeout_ms{1000};

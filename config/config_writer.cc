@@ -82,6 +82,7 @@ Json write_cluster(const ClusterConfig& c, Secrets secrets) {
             {"summary_expiry_ms", c.summary_expiry_ms.count()},
             {"peer_timeout_ms", c.peer_timeout_ms.count()},
             {"store_peer_hits", c.store_peer_hits},
+            {"miss_policy", enum_name(c.miss_policy)},
             {"peer_max_connections", c.peer_max_connections},
             {"peer_head_timeout_ms", c.peer_head_timeout_ms.count()},
             {"peer_summary_rate", c.peer_summary_rate},

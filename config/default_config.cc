@@ -79,6 +79,7 @@ std::string default_config_json() {
     "summary_expiry_ms": 60000,
     "peer_timeout_ms": 2000,
     "store_peer_hits": true,
+    "miss_policy": "origin",
     "peer_max_connections": 0,
     "peer_head_timeout_ms": 1000,
     "peer_summary_rate": 10.0,

@@ -9,49 +9,11 @@
 
 #include "daemon/cache/cache_request.h"
 #include "daemon/cache/cache_service.h"
+#include "daemon/cache/peer_upstream.h"
 #include "daemon/peer/peer_service.h"
 #include "daemon/proxy/response_relay.h"
-#include "protocol/peer_auth.h"
 
 namespace sumcache::daemon {
-
-namespace {
-
-http::request_header<> peer_head(const CacheRequest& r, const std::string& node_id) {
-  http::request_header<> head =
-      make_upstream_head(r.parser.get().base(), false, r.route, r.settings, r.client);
-  // Absolute-form: the peer keys it exactly as we do, in either mode.
-  head.target(r.route.cache_key);
-  const auto prior = head[http::field::cache_control];
-  head.set(http::field::cache_control,
-           prior.empty() ? std::string("only-if-cached") : std::string(prior) + ", only-if-cached");
-  head.set(kPeerRequestHeader, node_id);
-  const std::string& secret = r.settings.config.cluster.secret;
-  if (!secret.empty()) {
-    const std::int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
-                                 std::chrono::system_clock::now().time_since_epoch())
-                                 .count();
-    const std::string auth =
-        protocol::sign_peer_request(head.method_string(), head.target(), node_id, now, secret);
-    if (!auth.empty()) head.set(protocol::kPeerAuthHeader, auth);
-  }
-  return head;
-}
-
-// With cluster.tls, object requests go over TLS to the peer's object
-// listener, its certificate checked for its `host`; otherwise to its proxy port.
-Origin peer_origin(const config::Config& config, const config::PeerConfig& peer) {
-  if (config.cluster.tls.enabled) return {true, peer.host, peer.object_port, true};
-  return {false, peer.host, peer.http_port};
-}
-
-config::LimitsConfig peer_limits(const config::Config& config) {
-  config::LimitsConfig limits = config.limits;
-  limits.upstream_first_byte_timeout_ms = config.cluster.peer_timeout_ms;
-  return limits;
-}
-
-}  // namespace
 
 awaitable<std::optional<unsigned>> CacheService::fetch_from_peers(CacheRequest& r) {
   // Purged here and not yet acknowledged by every peer: a peer may still hold
@@ -59,12 +21,16 @@ awaitable<std::optional<unsigned>> CacheService::fetch_from_peers(CacheRequest& 
   if (peers_->tombstoned(r.route.cache_key)) co_return std::nullopt;
   const PeerCandidates candidates = co_await peers_->candidates(r.route.cache_key, r.hash);
   auto& stats = r.worker.shared.stats;
-  const config::LimitsConfig limits = peer_limits(r.settings.config);
+  const config::LimitsConfig limits =
+      peer_limits(r.settings.config, r.settings.config.cluster.peer_timeout_ms);
   for (std::size_t c = 0; c < candidates.count; ++c) {
     const std::size_t i = candidates.order[c];
     const config::PeerConfig& peer = peers_->peer(i);
-    UpstreamRequest up{
-        peer_origin(r.settings.config, peer), {}, peer_head(r, peers_->node_id()), false, {}};
+    UpstreamRequest up{peer_origin(r.settings.config, peer),
+                       {},
+                       peer_request_head(r, peers_->node_id(), protocol::PeerAuthScope::store_only),
+                       false,
+                       {}};
     stats.peer_requests.fetch_add(1, std::memory_order_relaxed);
     const auto start = std::chrono::steady_clock::now();
     auto [ec, res] = co_await exchange_with_upstream(r.worker, limits, up, nullptr, nullptr);

@@ -57,6 +57,16 @@ class PeerService {
   const config::PeerConfig& peer(std::size_t i) const { return table_.at(i).config; }
   void report(std::size_t i, PeerOutcome outcome, std::chrono::microseconds rtt,
               std::string_view error = {});
+  // Under cluster.miss_policy "owner" (docs/peers.md, "Miss policy"): the
+  // owner of cache key `key` among the live nodes, this one and each eligible
+  // peer by its config id (rendezvous_owner.h). The peer's index, or nullopt
+  // when this node owns the key. Any thread; the one place the live set is read.
+  std::optional<std::size_t> owner_of(std::string_view key) const;
+  // An owner fetch sent to peer i: counted among its object requests; one
+  // that got no usable answer (`error` not empty) is a request error and a
+  // failure towards suspect and down, as for a peer fetch. Its round trip
+  // includes the owner's origin fetch, so it is kept out of the RTT.
+  void report_owner_fetch(std::size_t i, std::string_view error = {});
   PeerStatusList status() const;
   RefusalCounts listener_refusals() const;  // summary mode's peer listener
   // What SIGHUP may change: thresholds, interval, expiry, timeout, weights.

@@ -20,11 +20,13 @@ std::vector<std::string_view> values_of(const http::request_header<>& req, std::
 PeerRequestCheck check_peer_headers(const Settings& settings, const http::request_header<>& req) {
   // Most requests carry neither field: no allocation for them.
   if (req.find(kPeerRequestHeader) == req.end() &&
-      req.find(protocol::kPeerAuthHeader) == req.end()) {
+      req.find(protocol::kPeerAuthHeader) == req.end() &&
+      req.find(protocol::kOwnerFetchHeader) == req.end()) {
     return {};
   }
   const auto markers = values_of(req, kPeerRequestHeader);
   const auto auths = values_of(req, protocol::kPeerAuthHeader);
+  const auto owner_marks = values_of(req, protocol::kOwnerFetchHeader);
   const config::Config& config = settings.config;
   const auto peer_secret = [&config](std::string_view id) -> std::optional<std::string> {
     for (const auto& peer : config.peers) {
@@ -35,7 +37,7 @@ PeerRequestCheck check_peer_headers(const Settings& settings, const http::reques
   const std::int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
                                std::chrono::system_clock::now().time_since_epoch())
                                .count();
-  return check_peer_request({req.method_string(), req.target(), markers, auths, now},
+  return check_peer_request({req.method_string(), req.target(), markers, auths, now, owner_marks},
                             config.cluster.secret, peer_secret);
 }
 

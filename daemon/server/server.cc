@@ -34,6 +34,7 @@ config::Config apply_live(const config::Config& running, const config::Config& n
   cluster.summary_expiry_ms = next.cluster.summary_expiry_ms;
   cluster.peer_timeout_ms = next.cluster.peer_timeout_ms;
   cluster.store_peer_hits = next.cluster.store_peer_hits;
+  cluster.miss_policy = next.cluster.miss_policy;
   // The peer list is fixed until a restart; a weight may change (same peer, same place).
   for (std::size_t i = 0; i < merged.peers.size() && i < next.peers.size(); ++i) {
     if (merged.peers[i].id == next.peers[i].id) merged.peers[i].weight = next.peers[i].weight;
