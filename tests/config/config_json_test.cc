@@ -116,7 +116,7 @@ TEST(ConfigDigest, IsSixteenHexDigitsAndPinned) {
   EXPECT_EQ(digest.find_first_not_of("0123456789abcdef"), std::string::npos);
   // Pinned so that a change to the digest, which peers and dashboards compare, is deliberate:
   // it changes whenever a default or the JSON form changes.
-  EXPECT_EQ(digest, "03ca970095bcd7e2");
+  EXPECT_EQ(digest, "7157d93827772783");
 }
 
 TEST(ConfigDigest, FollowsTheEffectiveConfig) {
