@@ -56,7 +56,7 @@ awaitable<std::optional<unsigned>> CacheService::fetch_from_owner(CacheRequest& 
                      {}};
   auto [ec, res] = co_await exchange_with_upstream(r.worker, limits, up, nullptr, nullptr);
   if (ec) {
-    peers_->report_owner_fetch(*owner, ec.message());
+    peers_->report_owner_failure(*owner, ec.message());
     note_fallback(shared, peer.id, r.route.cache_key, ec.message());
     co_return std::nullopt;
   }
@@ -66,11 +66,10 @@ awaitable<std::optional<unsigned>> CacheService::fetch_from_owner(CacheRequest& 
   if (res->parser->get()["X-Cache"] == "ERROR") {
     const std::string why = "answered " + std::to_string(res->parser->get().result_int());
     co_await finish_upstream(r.worker, limits, std::move(res));
-    peers_->report_owner_fetch(*owner, why);
+    peers_->report_owner_failure(*owner, why);
     note_fallback(shared, peer.id, r.route.cache_key, why);
     co_return std::nullopt;
   }
-  peers_->report_owner_fetch(*owner);
   r.record.hierarchy = {"CARP", peer.id};
   co_return co_await relay_and_store(r, std::move(res), CacheResult::owner,
                                      config.cluster.store_peer_hits);

@@ -29,11 +29,7 @@ std::optional<std::size_t> PeerService::owner_of(std::string_view key) const {
   return peer_index[owner];
 }
 
-void PeerService::report_owner_fetch(std::size_t i, std::string_view error) {
-  auto& c = table_.at(i).counters;
-  c.requests_sent.fetch_add(1, std::memory_order_relaxed);
-  if (error.empty()) return;
-  c.request_errors.fetch_add(1, std::memory_order_relaxed);
+void PeerService::report_owner_failure(std::size_t i, std::string_view error) {
   table_.record_failure(i, "owner fetch: " + std::string(error), std::chrono::steady_clock::now());
 }
 

@@ -62,11 +62,11 @@ class PeerService {
   // peer by its config id (rendezvous_owner.h). The peer's index, or nullopt
   // when this node owns the key. Any thread; the one place the live set is read.
   std::optional<std::size_t> owner_of(std::string_view key) const;
-  // An owner fetch sent to peer i: counted among its object requests; one
-  // that got no usable answer (`error` not empty) is a request error and a
-  // failure towards suspect and down, as for a peer fetch. Its round trip
-  // includes the owner's origin fetch, so it is kept out of the RTT.
-  void report_owner_fetch(std::size_t i, std::string_view error = {});
+  // An owner fetch to peer i that got no usable answer: a failure towards
+  // suspect and down, as for a peer fetch. The peer's request counters stay
+  // those of summary lookups (their false-hit rate), and its RTT out of it:
+  // an owner's answer includes its origin fetch.
+  void report_owner_failure(std::size_t i, std::string_view error);
   PeerStatusList status() const;
   RefusalCounts listener_refusals() const;  // summary mode's peer listener
   // What SIGHUP may change: thresholds, interval, expiry, timeout, weights.

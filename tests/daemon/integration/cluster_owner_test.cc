@@ -227,11 +227,13 @@ TEST_F(ClusterOwner, AnOwnerThatDoesNotAnswerInTimeLeavesTheMissToTheOrigin) {
   const auto started = std::chrono::steady_clock::now();
   const auto r = fetch(0, path);
   const auto took = std::chrono::steady_clock::now() - started;
+  // Counted before node-b resumes: it then reads the owner fetch still queued
+  // on its socket and may fetch the URL itself, late but harmless.
+  EXPECT_EQ(origin_fetches(path), 1U);
   ASSERT_EQ(::kill(nodes_[1].process->pid(), SIGCONT), 0);
   EXPECT_EQ(r.status, 200U);
   EXPECT_EQ(x_cache(r), "MISS") << log_of(0);
   EXPECT_GE(took, std::chrono::milliseconds(2400));
-  EXPECT_EQ(origin_fetches(path), 1U);
   const std::string metrics = metrics_of(0);
   EXPECT_TRUE(has_line(metrics, "sumcache_owner_fallbacks_total 1")) << metrics;
 }
