@@ -6,6 +6,7 @@
 
 #include <signal.h>
 
+#include <fstream>
 #include <latch>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -182,6 +183,29 @@ TEST_F(ClusterOwner, AMissGoesThroughItsOwnerAndIsStoredThere) {
   EXPECT_TRUE(has_line(metrics, "sumcache_owner_fetches_total 1")) << metrics;
   EXPECT_TRUE(has_line(metrics, "sumcache_owner_fallbacks_total 0")) << metrics;
   EXPECT_TRUE(has_line(metrics, R"(sumcache_requests_total{result="owner"} 1)")) << metrics;
+}
+
+TEST_F(ClusterOwner, SighupSwitchesThePolicyLive) {
+  ASSERT_TRUE(start_with("origin", 3));
+  const std::vector<std::string_view> all{"node-a", "node-b", "node-c"};
+  const std::string before = path_owned_by("before-hup", "node-b", all);
+  EXPECT_EQ(x_cache(fetch(0, before)), "MISS");
+  // node-a alone switches: the policy is the asking node's.
+  std::string config;
+  {
+    std::ifstream in(nodes_[0].config);
+    config.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  const auto at = config.find(R"("miss_policy": "origin")");
+  ASSERT_NE(at, std::string::npos) << config;
+  config.replace(at, std::string(R"("miss_policy": "origin")").size(), R"("miss_policy": "owner")");
+  std::ofstream(nodes_[0].config) << config;
+  ASSERT_EQ(::kill(nodes_[0].process->pid(), SIGHUP), 0);
+  ASSERT_TRUE(nodes_[0].process->wait_for_line("SIGHUP: reloaded", std::chrono::seconds(10),
+                                               Output::err))
+      << log_of(0);
+  const std::string after = path_owned_by("after-hup", "node-b", all);
+  EXPECT_EQ(x_cache(fetch(0, after)), "OWNER") << log_of(0);
 }
 
 TEST_F(ClusterOwner, TheOwnerFetchMarkerFromAClientIsRefused) {
