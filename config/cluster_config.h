@@ -12,6 +12,10 @@
 namespace sumcache::config {
 
 enum class Sharing { none, summary, icp };
+// Where a miss that no summary claims goes (docs/peers.md, "Miss policy"):
+// the origin, or the key's owner among the live nodes, which coalesces the
+// cluster's concurrent misses into one origin fetch.
+enum class MissPolicy { origin, owner };
 
 struct ClusterTlsConfig {
   bool enabled = false;
@@ -49,6 +53,7 @@ struct ClusterConfig {
   // A peer down this long leaves the directory (a discovered one the table); 0: never.
   std::chrono::milliseconds peer_grace_ms{300000};
   DiscoveryConfig discovery;
+  MissPolicy miss_policy = MissPolicy::origin;
   // The peer listener's guards (docs/peers.md, "What the peer listener accepts").
   std::uint32_t peer_max_connections = 0;  // 0: 2 per peer + 4
   std::chrono::milliseconds peer_head_timeout_ms{1000};

@@ -91,6 +91,7 @@ Json write_cluster(const ClusterConfig& c, Secrets secrets) {
              {{"name", c.discovery.name},
               {"hosts_file", c.discovery.hosts_file.string()},
               {"interval_ms", c.discovery.interval_ms.count()}}},
+            {"miss_policy", enum_name(c.miss_policy)},
             {"peer_max_connections", c.peer_max_connections},
             {"peer_head_timeout_ms", c.peer_head_timeout_ms.count()},
             {"peer_summary_rate", c.peer_summary_rate},

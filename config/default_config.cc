@@ -85,6 +85,7 @@ std::string default_config_json() {
     "store_peer_hits": true,
     "peer_grace_ms": 300000,
     "discovery": { "name": "", "hosts_file": "", "interval_ms": 5000 },
+    "miss_policy": "origin",
     "peer_max_connections": 0,
     "peer_head_timeout_ms": 1000,
     "peer_summary_rate": 10.0,

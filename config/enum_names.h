@@ -54,6 +54,11 @@ struct EnumNames<Sharing> {
   static constexpr NameTable<Sharing, 3> kNames{
       {{Sharing::none, "none"}, {Sharing::summary, "summary"}, {Sharing::icp, "icp"}}};
 };
+template <>
+struct EnumNames<MissPolicy> {
+  static constexpr NameTable<MissPolicy, 2> kNames{
+      {{MissPolicy::origin, "origin"}, {MissPolicy::owner, "owner"}}};
+};
 
 template <class E>
 constexpr std::string_view enum_name(E value) {

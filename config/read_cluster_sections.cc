@@ -115,6 +115,7 @@ void read_cluster(ObjectReader& r, ClusterConfig& out) {
   r.read("store_peer_hits", out.store_peer_hits);
   r.read("peer_grace_ms", out.peer_grace_ms, 0, kDayMs);
   r.section("discovery", [&](ObjectReader& d) { read_discovery(d, out.discovery); });
+  r.read_enum("miss_policy", out.miss_policy);
   r.read_integer("peer_max_connections", out.peer_max_connections, 0, 100000);
   r.read("peer_head_timeout_ms", out.peer_head_timeout_ms, 10, 60000);
   r.read("peer_summary_rate", out.peer_summary_rate, 0.1, 1000.0);

@@ -33,6 +33,7 @@ constexpr std::string_view kLiveFields[] = {
     "$.cluster.summary_expiry_ms",
     "$.cluster.peer_timeout_ms",
     "$.cluster.store_peer_hits",
+    "$.cluster.miss_policy",
     "$.peers[*].weight",
     "$.cluster.peer_grace_ms",
 };

@@ -10,6 +10,7 @@ namespace sumcache::protocol {
 namespace {
 
 constexpr std::string_view kDomain = "sumcache-peer-auth-v1\n";
+constexpr std::string_view kOwnerFetchDomain = "sumcache-owner-fetch-v1\n";
 constexpr std::size_t kMacHexBytes = 2 * kTagBytes;
 // 12 digits reach the year 33658; a longer t is no clock's.
 constexpr std::size_t kMaxTimeDigits = 12;
@@ -65,10 +66,11 @@ bool decode_mac(std::string_view hex, std::string& out) {
 }  // namespace
 
 std::string peer_auth_signed_bytes(std::string_view method, std::string_view target,
-                                   std::int64_t time, std::string_view node) {
+                                   std::int64_t time, std::string_view node, PeerAuthScope scope) {
+  const std::string_view domain = scope == PeerAuthScope::owner_fetch ? kOwnerFetchDomain : kDomain;
   std::string bytes;
-  bytes.reserve(kDomain.size() + method.size() + target.size() + node.size() + 24);
-  bytes.append(kDomain);
+  bytes.reserve(domain.size() + method.size() + target.size() + node.size() + 24);
+  bytes.append(domain);
   bytes.append(method);
   bytes.push_back('\n');
   bytes.append(target);
@@ -80,9 +82,10 @@ std::string peer_auth_signed_bytes(std::string_view method, std::string_view tar
 }
 
 std::string sign_peer_request(std::string_view method, std::string_view target,
-                              std::string_view node, std::int64_t time, std::string_view secret) {
+                              std::string_view node, std::int64_t time, std::string_view secret,
+                              PeerAuthScope scope) {
   if (!valid_node_id(node) || time < 0) return {};
-  std::string tagged = peer_auth_signed_bytes(method, target, time, node);
+  std::string tagged = peer_auth_signed_bytes(method, target, time, node, scope);
   const std::size_t signed_size = tagged.size();
   if (!append_tag(tagged, secret)) return {};
   std::string value = "node=" + std::string(node) + "; t=" + std::to_string(time) + "; mac=";
@@ -119,7 +122,7 @@ Result<PeerAuthFields> parse_peer_auth(std::string_view value) {
 
 Result<std::string> verify_peer_request(std::string_view value, std::string_view method,
                                         std::string_view target, std::int64_t now,
-                                        const SecretLookup& secret_for) {
+                                        const SecretLookup& secret_for, PeerAuthScope scope) {
   auto fields = parse_peer_auth(value);
   if (!fields) return fields.error();
   std::string mac;
@@ -128,7 +131,7 @@ Result<std::string> verify_peer_request(std::string_view value, std::string_view
   if (!secret) return make_error_code(PeerAuthErrc::unknown_node);
   // The MAC before the time: a genuine header outside the window is told apart
   // from a forged one, so the log says "expired" only for a replay or a skewed clock.
-  if (!tag_matches(peer_auth_signed_bytes(method, target, fields->time, fields->node), mac,
+  if (!tag_matches(peer_auth_signed_bytes(method, target, fields->time, fields->node, scope), mac,
                    *secret)) {
     return make_error_code(PeerAuthErrc::bad_mac);
   }

@@ -31,6 +31,7 @@ class ClusterParams:
     summary_expiry_ms: int = 30000
     peer_timeout_ms: int = 2000
     workers: int = 1
+    miss_policy: str = "origin"     # cluster.miss_policy: origin | owner
 
 
 def free_ports(count):
@@ -84,6 +85,7 @@ def node_config(i, ports, params):
             "summary_expiry_ms": params.summary_expiry_ms,
             "peer_timeout_ms": params.peer_timeout_ms,
             "store_peer_hits": True,
+            "miss_policy": params.miss_policy,
         },
         "peers": [{"id": node_id(j), "host": "127.0.0.1", "http_port": p.http,
                    "peer_port": p.peer, "icp_port": p.icp}

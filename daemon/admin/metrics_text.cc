@@ -183,6 +183,12 @@ void write_peer_auth(W& w, const StatsSnapshot& s) {
     w.sample("sumcache_peer_auth_refused_total", {{"reason", protocol::label(reason)}},
              s.peer_auth_refused[i]);
   }
+  w.family("sumcache_owner_fetches_total", "counter",
+           "Misses sent to the key's owner (cluster.miss_policy owner).");
+  w.sample("sumcache_owner_fetches_total", {}, s.owner_fetches);
+  w.family("sumcache_owner_fallbacks_total", "counter",
+           "Owner fetches that failed or timed out and went to the origin.");
+  w.sample("sumcache_owner_fallbacks_total", {}, s.owner_fallbacks);
   w.family("sumcache_peer_object_connections_total", "counter",
            "Connections to the peer object listener (cluster.tls) that completed the handshake.");
   w.sample("sumcache_peer_object_connections_total", {}, s.peer_object_connections);

@@ -32,6 +32,7 @@ LatencyClass latency_class(CacheResult r) {
     case CacheResult::refresh_hit:
     case CacheResult::refresh_miss:
     case CacheResult::collapsed_hit:
+    case CacheResult::owner:
       return LatencyClass::miss;
     case CacheResult::peer_hit:
       return LatencyClass::peer_hit;

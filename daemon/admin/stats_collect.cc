@@ -34,6 +34,8 @@ void collect_requests(const ProxyShared& shared, StatsSnapshot& s) {
   s.peer_false_hits = load(st.peer_false_hits);
   s.peer_copies_purged = load(st.peer_copies_purged);
   s.peer_errors = load(st.peer_errors);
+  s.owner_fetches = load(st.owner_fetches);
+  s.owner_fallbacks = load(st.owner_fallbacks);
   for (std::size_t i = 0; i < protocol::kPeerAuthReasons; ++i) {
     s.peer_auth_refused[i] = load(st.peer_auth_refused[i]);
   }

@@ -121,7 +121,8 @@ json stats_json(const StatsSnapshot& s) {
         {"stray_discarded", s.upstream.stray_discarded},
         {"fresh_retries", s.upstream.fresh_retries}}},
       {"peer_requests",
-       {{"sent", s.peer_requests}, {"false_hits", s.peer_false_hits}, {"errors", s.peer_errors}}}};
+       {{"sent", s.peer_requests}, {"false_hits", s.peer_false_hits}, {"errors", s.peer_errors}}},
+      {"owner_fetches", {{"sent", s.owner_fetches}, {"fallbacks", s.owner_fallbacks}}}};
 }
 
 json peers_json(const PeerStatusList& peers) {

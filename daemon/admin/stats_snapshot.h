@@ -50,6 +50,8 @@ struct StatsSnapshot {
   std::uint64_t peer_false_hits = 0;
   std::uint64_t peer_copies_purged = 0;
   std::uint64_t peer_errors = 0;
+  std::uint64_t owner_fetches = 0;    // cluster.miss_policy "owner"
+  std::uint64_t owner_fallbacks = 0;  // owner fetches that went to the origin after all
   std::array<std::uint64_t, protocol::kPeerAuthReasons> peer_auth_refused{};  // by PeerAuthErrc - 1
   std::uint64_t peer_object_connections = 0;  // the peer object listener (cluster.tls)
   std::array<std::uint64_t, kPeerObjectRefusals> peer_object_refused{};  // by PeerObjectRefusal

@@ -27,7 +27,7 @@ struct CacheRequest {
   bool head_method = false;
   bool conditional = false;  // If-None-Match or If-Modified-Since
   bool ranged = false;
-  bool from_peer = false;  // kPeerRequestHeader: never sent on to a peer
+  bool from_peer = false;  // kPeerRequestHeader: never sent on to a peer or owner
   std::chrono::sys_seconds now;
   // A response to this request may fill the cache: a plain GET.
   bool fills_cache() const {

@@ -32,7 +32,7 @@ bool is_error_status(unsigned status) { return status >= 500 && status <= 504; }
 awaitable<unsigned> CacheService::serve(WorkerContext& worker, const Settings& settings,
                                         ClientConnection& client,
                                         http::request_parser<http::buffer_body>& parser,
-                                        const Route& route, AccessRecord& record, bool store_only) {
+                                        const Route& route, AccessRecord& record, PeerScope peer) {
   const auto& req = parser.get();
   CacheRequest r{worker, settings, client, parser, route, record, to_header_list(req.base()),
                  {}, {}, req.method() == http::verb::head, false, false, false,
@@ -40,10 +40,10 @@ awaitable<unsigned> CacheService::serve(WorkerContext& worker, const Settings& s
   r.directives = request_directives(r.headers);
   // The headers beside the MAC are not signed (docs/protocol.md): the store-only
   // promise does not rest on the request's own only-if-cached.
-  if (store_only) r.directives.only_if_cached = true;
+  if (peer == PeerScope::store_only) r.directives.only_if_cached = true;
   r.conditional = has_field(r.headers, "If-None-Match") || has_field(r.headers, "If-Modified-Since");
   r.ranged = has_field(r.headers, "Range");
-  r.from_peer = store_only || has_field(r.headers, kPeerRequestHeader);
+  r.from_peer = peer != PeerScope::none || has_field(r.headers, kPeerRequestHeader);
   r.hash = store_.hash_key(route.cache_key);
   if (!r.directives.no_store) {
     if (auto c = find_candidate(r)) {
@@ -152,6 +152,7 @@ awaitable<unsigned> CacheService::fetch(CacheRequest& r, const Candidate* stale,
   }
   if (peers_ != nullptr && stale == nullptr && r.fills_cache() && !r.from_peer) {
     if (auto served = co_await fetch_from_peers(r)) co_return *served;
+    if (auto served = co_await fetch_from_owner(r)) co_return *served;
   }
   UpstreamRequest up{r.route.upstream, r.worker.tls_server_name,
                      make_upstream_head(r.parser.get().base(), r.parser.chunked(), r.route,

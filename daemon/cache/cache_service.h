@@ -31,18 +31,25 @@ class PeerService;
 // Marks a request one node sends another for an object its summary claims
 // (value: the sender's node id). Such a request is answered from the cache
 // alone, never forwarded to a peer or the origin: no loops (docs/peers.md).
+// An owner fetch is the one exception: it may reach the origin, never a peer.
 inline constexpr const char* kPeerRequestHeader = "X-Sumcache-Peer";
+
+// What a verified peer request may have (docs/peers.md): the store alone, or,
+// signed as an owner fetch (cluster.miss_policy "owner"), this node's miss
+// path up to the origin, but never another peer or owner.
+enum class PeerScope { none, store_only, owner_fetch };
 
 class CacheService {
  public:
   CacheService(Store& store, CachePolicy policy) : store_(store), policy_(policy) {}
 
-  // Returns the status sent; sets record.result. `store_only`: a verified peer
-  // request, answered from the store alone whatever its Cache-Control says.
+  // Returns the status sent; sets record.result. `peer`: a verified peer
+  // request; store_only is answered from the store alone whatever its
+  // Cache-Control says.
   awaitable<unsigned> serve(WorkerContext& worker, const Settings& settings,
                             ClientConnection& client,
                             http::request_parser<http::buffer_body>& parser, const Route& route,
-                            AccessRecord& record, bool store_only = false);
+                            AccessRecord& record, PeerScope peer = PeerScope::none);
   // RFC 9111 §4.4, after an unsafe method got a 2xx or 3xx: here and, with
   // peers, on every peer (docs/peers.md, "Cluster-wide invalidation").
   void invalidate_after_unsafe(std::string_view method, const Route& route,
@@ -78,6 +85,9 @@ class CacheService {
                                       CacheResult result, bool store = true);
   // The object from the first claiming peer that has it; nullopt: go to the origin.
   awaitable<std::optional<unsigned>> fetch_from_peers(CacheRequest& r);
+  // cluster.miss_policy "owner": the object through the key's owner when
+  // another node owns it; nullopt: this node owns it, or the owner failed.
+  awaitable<std::optional<unsigned>> fetch_from_owner(CacheRequest& r);
   void revalidate_in_background(CacheRequest& r, const Candidate& c);
 
   Store& store_;

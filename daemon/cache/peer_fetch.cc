@@ -9,43 +9,15 @@
 
 #include "daemon/cache/cache_request.h"
 #include "daemon/cache/cache_service.h"
+#include "daemon/cache/peer_upstream.h"
 #include "daemon/peer/peer_service.h"
 #include "daemon/proxy/response_relay.h"
 #include "daemon/store/object_tags.h"
 #include "protocol/invalidation_message.h"
-#include "protocol/peer_auth.h"
 
 namespace sumcache::daemon {
 
 namespace {
-
-http::request_header<> peer_head(const CacheRequest& r, const std::string& node_id) {
-  http::request_header<> head =
-      make_upstream_head(r.parser.get().base(), false, r.route, r.settings, r.client);
-  // Absolute-form: the peer keys it exactly as we do, in either mode.
-  head.target(r.route.cache_key);
-  const auto prior = head[http::field::cache_control];
-  head.set(http::field::cache_control,
-           prior.empty() ? std::string("only-if-cached") : std::string(prior) + ", only-if-cached");
-  head.set(kPeerRequestHeader, node_id);
-  const std::string& secret = r.settings.config.cluster.secret;
-  if (!secret.empty()) {
-    const std::int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
-                                 std::chrono::system_clock::now().time_since_epoch())
-                                 .count();
-    const std::string auth =
-        protocol::sign_peer_request(head.method_string(), head.target(), node_id, now, secret);
-    if (!auth.empty()) head.set(protocol::kPeerAuthHeader, auth);
-  }
-  return head;
-}
-
-// With cluster.tls, object requests go over TLS to the peer's object
-// listener, its certificate checked for its `host`; otherwise to its proxy port.
-Origin peer_origin(const config::Config& config, const config::PeerConfig& peer) {
-  if (config.cluster.tls.enabled) return {true, peer.host, peer.object_port, true};
-  return {false, peer.host, peer.http_port};
-}
 
 // While a tag purge of this node's stands (some peer has not acknowledged
 // it), a peer's copy whose tag field names a purged tag, or names more tags
@@ -63,12 +35,6 @@ bool purged_by_tag(const PeerService& peers, const config::CacheConfig& cache,
   return tags.too_many || peers.tag_tombstoned(tags.tags);
 }
 
-config::LimitsConfig peer_limits(const config::Config& config) {
-  config::LimitsConfig limits = config.limits;
-  limits.upstream_first_byte_timeout_ms = config.cluster.peer_timeout_ms;
-  return limits;
-}
-
 }  // namespace
 
 awaitable<std::optional<unsigned>> CacheService::fetch_from_peers(CacheRequest& r) {
@@ -77,13 +43,17 @@ awaitable<std::optional<unsigned>> CacheService::fetch_from_peers(CacheRequest& 
   if (peers_->tombstoned(r.route.cache_key)) co_return std::nullopt;
   const PeerCandidates candidates = co_await peers_->candidates(r.route.cache_key, r.hash);
   auto& stats = r.worker.shared.stats;
-  const config::LimitsConfig limits = peer_limits(r.settings.config);
+  const config::LimitsConfig limits =
+      peer_limits(r.settings.config, r.settings.config.cluster.peer_timeout_ms);
   for (std::size_t c = 0; c < candidates.count; ++c) {
     // Held for the exchange: a peer removed meanwhile stays valid until it ends.
     Peer& candidate = *candidates.peers[c];
     const config::PeerConfig& peer = candidate.config;
-    UpstreamRequest up{
-        peer_origin(r.settings.config, peer), {}, peer_head(r, peers_->node_id()), false, {}};
+    UpstreamRequest up{peer_origin(r.settings.config, peer),
+                       {},
+                       peer_request_head(r, peers_->node_id(), protocol::PeerAuthScope::store_only),
+                       false,
+                       {}};
     stats.peer_requests.fetch_add(1, std::memory_order_relaxed);
     const auto start = std::chrono::steady_clock::now();
     auto [ec, res] = co_await exchange_with_upstream(r.worker, limits, up, nullptr, nullptr);

@@ -50,6 +50,7 @@ const char* squid_tag(CacheResult result) {
     case CacheResult::stale_hit: return "TCP_STALE_HIT";
     case CacheResult::collapsed_hit: return "TCP_CF_HIT";
     case CacheResult::peer_hit: return "TCP_PEER_HIT";
+    case CacheResult::owner: return "TCP_MISS";
     case CacheResult::pass: return "TCP_MISS_PASS";
     case CacheResult::tunnel: return "TCP_TUNNEL";
     case CacheResult::error: return "TAG_NONE";

@@ -19,7 +19,7 @@ namespace sumcache::daemon {
 // ("DIRECT/origin.example"); kept in two parts so that a request copies the
 // host (a short one fits in the string itself) instead of concatenating.
 struct Hierarchy {
-  std::string_view code = "NONE";  // "NONE", "DIRECT" or "SIBLING_HIT"
+  std::string_view code = "NONE";  // "NONE", "DIRECT", "SIBLING_HIT" or "CARP"
   std::string host;                // empty for NONE
 };
 

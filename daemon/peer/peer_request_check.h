@@ -5,7 +5,10 @@
 // (protocol/peer_auth.h) or is refused before the store is touched; a verified
 // one is answered from the store alone and needs no place in
 // access.allow_clients. Without a secret the marker is taken at its word, as
-// before: loop prevention only, and the client allow-list applies. Pure.
+// before: loop prevention only, and the client allow-list applies. A verified
+// request that also carries Sumcache-Owner-Fetch, signed for that scope, is an
+// owner fetch (cluster.miss_policy "owner"): the one kind of peer request that
+// may reach the origin. Pure.
 
 #include <cstdint>
 #include <span>
@@ -30,6 +33,7 @@ struct PeerRequestFacts {
   std::span<const std::string_view> markers;  // every X-Sumcache-Peer value
   std::span<const std::string_view> auths;    // every Sumcache-Peer-Auth value
   std::int64_t now = 0;                       // Unix seconds
+  std::span<const std::string_view> owner_marks{};  // every Sumcache-Owner-Fetch value
 };
 
 struct PeerRequestCheck {
@@ -38,6 +42,7 @@ struct PeerRequestCheck {
   // a header names a valid node id, else "?" (safe to log as it is).
   std::string node;
   std::error_code reason;  // a protocol::PeerAuthErrc when refused
+  bool owner_fetch = false;  // verified_peer: signed as an owner fetch
 };
 
 // `secret` is the cluster secret ("" when none); `peer_secret` knows the

@@ -77,6 +77,17 @@ class PeerService {
   // Any thread: whether `id` is a peer now (object requests' authentication).
   bool is_peer(std::string_view id) const { return table_.find(id).has_value(); }
   const PeerTable& table() const { return table_; }
+  // Under cluster.miss_policy "owner" (docs/peers.md, "Miss policy"): the
+  // owner of cache key `key` among the live nodes, this one and each eligible
+  // peer by its config id (rendezvous_owner.h). The peer, held for the
+  // exchange, or null when this node owns the key. Any thread; the one place
+  // the live set is read.
+  std::shared_ptr<Peer> owner_of(std::string_view key) const;
+  // An owner fetch to `peer` that got no usable answer: a failure towards
+  // suspect and down, as for a peer fetch. The peer's request counters stay
+  // those of summary lookups (their false-hit rate), and its RTT out of it:
+  // an owner's answer includes its origin fetch.
+  void report_owner_failure(Peer& peer, std::string_view error);
   PeerStatusList status() const;
   RefusalCounts listener_refusals() const;  // summary mode's peer listener
   // What SIGHUP may change: thresholds, interval, expiry, timeout, weights,

@@ -160,12 +160,13 @@ bool is_cacheable_method(http::verb method) {
   return method == http::verb::get || method == http::verb::head;
 }
 
-// `store_only`: a verified peer request, which bypassed access.allow_clients and
-// so gets what the store holds and nothing else (docs/peers.md).
+// `peer`: a verified peer request, which bypassed access.allow_clients and so
+// gets what the store holds and nothing else, or for an owner fetch this
+// node's miss path without other peers (docs/peers.md).
 awaitable<unsigned> dispatch(WorkerContext& worker, const Settings& settings,
                              ClientConnection& client,
                              http::request_parser<http::buffer_body>& parser, AccessRecord& record,
-                             bool store_only) {
+                             PeerScope peer) {
   auto& req = parser.get();
   const auto& config = settings.config;
   const unsigned version = req.version();
@@ -192,13 +193,13 @@ awaitable<unsigned> dispatch(WorkerContext& worker, const Settings& settings,
   }
   record.hierarchy = {"DIRECT", route.upstream.host};
   CacheService* cache = worker.shared.cache;
-  if (store_only) {
+  if (peer != PeerScope::none) {
     if (cache == nullptr || route.kind == RouteKind::tunnel || !is_cacheable_method(req.method())) {
       record.result = CacheResult::miss;
       co_return co_await send_error(client, settings, http::status::gateway_timeout,
                                     "only-if-cached: not in this cache", version);
     }
-    co_return co_await cache->serve(worker, settings, client, parser, route, record, true);
+    co_return co_await cache->serve(worker, settings, client, parser, route, record, peer);
   }
   if (req.method() == http::verb::purge) {
     co_return co_await serve_purge_method(worker, settings, client, route, version, record,
@@ -322,7 +323,10 @@ awaitable<void> serve_requests(WorkerContext& worker, ClientConnection& client, 
                                      "client " + client.address_text + " is not allowed",
                                      parser.get().version());
       } else {
-        status = co_await dispatch(worker, *settings, client, parser, record, verified_peer);
+        const PeerScope scope = !verified_peer           ? PeerScope::none
+                                : peer_check.owner_fetch ? PeerScope::owner_fetch
+                                                         : PeerScope::store_only;
+        status = co_await dispatch(worker, *settings, client, parser, record, scope);
       }
       // An unread request body leaves no way to find the next request.
       if (!parser.is_done()) client.keep_alive = false;

@@ -16,6 +16,7 @@ http::request_header<> make_upstream_head(const http::request_header<>& client_h
   strip_hop_by_hop(head);
   // A credential for one hop (docs/protocol.md): never sent on, whoever sent it.
   head.erase(protocol::kPeerAuthHeader);
+  head.erase(protocol::kOwnerFetchHeader);
   head.target(route.upstream_target);
   head.version(11);
   head.set(http::field::host, route.host_header);

@@ -22,11 +22,13 @@ PeerRequestCheck check_peer_headers(const Settings& settings, const http::reques
                                     const PeerService* peers) {
   // Most requests carry neither field: no allocation for them.
   if (req.find(kPeerRequestHeader) == req.end() &&
-      req.find(protocol::kPeerAuthHeader) == req.end()) {
+      req.find(protocol::kPeerAuthHeader) == req.end() &&
+      req.find(protocol::kOwnerFetchHeader) == req.end()) {
     return {};
   }
   const auto markers = values_of(req, kPeerRequestHeader);
   const auto auths = values_of(req, protocol::kPeerAuthHeader);
+  const auto owner_marks = values_of(req, protocol::kOwnerFetchHeader);
   const config::Config& config = settings.config;
   // The peers now (live membership), or the config's without a cluster.
   const auto peer_secret = [&config, peers](std::string_view id) -> std::optional<std::string> {
@@ -42,7 +44,7 @@ PeerRequestCheck check_peer_headers(const Settings& settings, const http::reques
   const std::int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
                                std::chrono::system_clock::now().time_since_epoch())
                                .count();
-  return check_peer_request({req.method_string(), req.target(), markers, auths, now},
+  return check_peer_request({req.method_string(), req.target(), markers, auths, now, owner_marks},
                             config.cluster.secret, peer_secret);
 }
 

@@ -73,6 +73,7 @@ struct ProxyShared {
   LogLimiter peer_auth_log;  // refused peer requests: a line per second at most
   LogLimiter framing_log;  // requests refused for their framing: one line per second
   LogLimiter peer_object_log;  // refusals on the peer object listener
+  LogLimiter owner_fallback_log;  // owner fetches that went to the origin
   // The peer table for GET /peers; empty: no peers. Set before Server::start.
   std::function<PeerStatusList()> peer_status;
   // The peer listener's refusals by reason (summary mode); empty: no listener.

@@ -18,6 +18,8 @@ const char* to_string(CacheResult r) {
       return "COLLAPSED_HIT";
     case CacheResult::peer_hit:
       return "PEER-HIT";
+    case CacheResult::owner:
+      return "OWNER";
     case CacheResult::pass:
       return "PASS";
     case CacheResult::tunnel:

@@ -19,11 +19,12 @@ enum class CacheResult {
   stale_hit,
   collapsed_hit,
   peer_hit,
+  owner,  // a miss fetched through the key's owner (cluster.miss_policy "owner")
   pass,
   tunnel,
   error
 };
-inline constexpr std::size_t kCacheResults = 10;
+inline constexpr std::size_t kCacheResults = 11;
 const char* to_string(CacheResult r);
 
 // Why the peer object listener refused a connection or a request: a source
@@ -53,6 +54,10 @@ struct ProxyStats {
   // Copies refused for a tag of a standing tag purge (docs/peers.md).
   std::atomic<std::uint64_t> peer_copies_purged{0};
   std::atomic<std::uint64_t> peer_errors{0};      // no answer in time, or a bad one
+  // Misses sent to their owner (cluster.miss_policy "owner"), and those that
+  // went to the origin after all: the owner failed or did not answer in time.
+  std::atomic<std::uint64_t> owner_fetches{0};
+  std::atomic<std::uint64_t> owner_fallbacks{0};
   // Requests on the proxy port refused as peer requests that did not verify,
   // by PeerAuthErrc (index value - 1).
   std::array<std::atomic<std::uint64_t>, protocol::kPeerAuthReasons> peer_auth_refused{};

@@ -35,6 +35,7 @@ config::Config apply_live(const config::Config& running, const config::Config& n
   cluster.summary_expiry_ms = next.cluster.summary_expiry_ms;
   cluster.peer_timeout_ms = next.cluster.peer_timeout_ms;
   cluster.store_peer_hits = next.cluster.store_peer_hits;
+  cluster.miss_policy = next.cluster.miss_policy;
   cluster.peer_grace_ms = next.cluster.peer_grace_ms;
   if (running.cluster.sharing == config::Sharing::summary &&
       next.cluster.sharing == config::Sharing::summary) {

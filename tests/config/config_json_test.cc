@@ -38,6 +38,7 @@ constexpr const char* kCustom = R"({
               "object_listen": {"address": "0.0.0.0", "port": 4002},
               "update_threshold_percent": 10, "update_max_interval_ms": 100,
               "summary_expiry_ms": 1000, "peer_timeout_ms": 1, "store_peer_hits": false,
+              "miss_policy": "owner",
               "tls": {"enabled": true, "cert_file": "c", "key_file": "k", "ca_file": "a"}},
   "peers": [{"id": "p1", "host": "10.0.0.8", "http_port": 80, "peer_port": 4000,
              "icp_port": 4001, "object_port": 4002, "weight": 100},

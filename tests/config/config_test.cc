@@ -44,6 +44,7 @@ TEST(DefaultConfig, IsASingleLoopbackForwardProxy) {
   ASSERT_EQ(c.listen.size(), 1U);
   EXPECT_EQ(c.listen[0], (Endpoint{"127.0.0.1", 3128}));
   EXPECT_EQ(c.cluster.sharing, Sharing::none);
+  EXPECT_EQ(c.cluster.miss_policy, MissPolicy::origin);
   EXPECT_TRUE(c.peers.empty());
   // Never an open proxy by default.
   for (const auto& cidr : c.access.allow_clients) {

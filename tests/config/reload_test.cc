@@ -28,7 +28,8 @@ TEST(Reload, RulesLimitsAndLogVerbosityApplyLive) {
     "cache": {"heuristic_fraction": 0.2, "heuristic_max_ms": 1000},
     "log": {"level": "debug", "access_format": "combined"},
     "cluster": {"update_threshold_percent": 5, "update_max_interval_ms": 1000,
-                "summary_expiry_ms": 2000, "peer_timeout_ms": 50, "store_peer_hits": false},
+                "summary_expiry_ms": 2000, "peer_timeout_ms": 50, "store_peer_hits": false,
+                "miss_policy": "owner"},
     "peers": [{"id": "a", "host": "h", "weight": 9}]
   })");
   EXPECT_EQ(changed_paths(running, next), (Paths{
@@ -37,6 +38,7 @@ TEST(Reload, RulesLimitsAndLogVerbosityApplyLive) {
                                               "$.admin.token",
                                               "$.cache.heuristic_fraction",
                                               "$.cache.heuristic_max_ms",
+                                              "$.cluster.miss_policy",
                                               "$.cluster.peer_timeout_ms",
                                               "$.cluster.store_peer_hits",
                                               "$.cluster.summary_expiry_ms",

@@ -174,6 +174,8 @@ const BadConfig kBadConfigs[] = {
     {"PeerTwice", R"({"peers": [{"id": "a", "host": "h"}, {"id": "b", "host": "h"}]})",
      "$.peers[1].host", "same host and http_port as $.peers[0]"},
     {"PeerWithoutHost", R"({"peers": [{"id": "a"}]})", "$.peers[0].host", "required"},
+    {"UnknownMissPolicy", R"({"cluster": {"miss_policy": "parent"}})", "$.cluster.miss_policy",
+     "must be one of \"origin\", \"owner\" (got \"parent\")"},
     {"SummaryWithoutSecret", R"({"cluster": {"sharing": "summary"}})", "$.cluster.secret",
      "required when sharing is \"summary\""},
     {"ShortSecret", R"({"cluster": {"secret": "hunter2"}})", "$.cluster.secret",

@@ -101,6 +101,30 @@ TEST(PeerAuth, RefusesAnotherNodesNameOrAnotherSecret) {
   EXPECT_EQ(verify_error(wrong_secret), PeerAuthErrc::bad_mac);
 }
 
+TEST(PeerAuth, AnOwnerFetchIsSignedUnderALabelOfItsOwn) {
+  EXPECT_EQ(peer_auth_signed_bytes("GET", kTarget, kTime, "node-a", PeerAuthScope::owner_fetch),
+            "sumcache-owner-fetch-v1\nGET\nhttp://example.com/a?b=1\n1700000000\nnode-a");
+  const std::string owner =
+      sign_peer_request("GET", kTarget, "node-a", kTime, kSecret, PeerAuthScope::owner_fetch);
+  ASSERT_FALSE(owner.empty());
+  EXPECT_NE(owner, header("node-a", kTime, kMac));
+  auto node =
+      verify_peer_request(owner, "GET", kTarget, kTime, only_node_a, PeerAuthScope::owner_fetch);
+  ASSERT_TRUE(node) << node.error().message();
+  EXPECT_EQ(*node, "node-a");
+}
+
+TEST(PeerAuth, AHeaderSignedForOneScopeDoesNotVerifyForTheOther) {
+  // A captured store-only header cannot be turned into an origin fetch, nor the reverse.
+  EXPECT_EQ(verify_peer_request(header("node-a", kTime, kMac), "GET", kTarget, kTime, only_node_a,
+                                PeerAuthScope::owner_fetch)
+                .error(),
+            PeerAuthErrc::bad_mac);
+  const std::string owner =
+      sign_peer_request("GET", kTarget, "node-a", kTime, kSecret, PeerAuthScope::owner_fetch);
+  EXPECT_EQ(verify_error(owner), PeerAuthErrc::bad_mac);
+}
+
 TEST(PeerAuth, ToleratesWhitespaceAroundSemicolons) {
   const std::string value = "node=node-a ;\tt=1700000000 ;  mac=" + std::string(kMac);
   EXPECT_FALSE(verify_error(value));

@@ -27,15 +27,22 @@ struct Request {
   std::string method = "GET";
   std::vector<std::string_view> markers{};
   std::vector<std::string_view> auths{};
+  std::vector<std::string_view> owner_marks{};
 };
 
 PeerRequestCheck check(const Request& r, std::string_view secret = kSecret) {
-  return check_peer_request({r.method, kTarget, r.markers, r.auths, kNow}, secret, peers_a_and_b);
+  return check_peer_request({r.method, kTarget, r.markers, r.auths, kNow, r.owner_marks}, secret,
+                            peers_a_and_b);
 }
 
 std::string signed_by(std::string_view node, std::string_view method = "GET",
                       std::int64_t t = kNow) {
   return protocol::sign_peer_request(method, kTarget, node, t, kSecret);
+}
+
+std::string owner_fetch_by(std::string_view node, std::string_view method = "GET") {
+  return protocol::sign_peer_request(method, kTarget, node, kNow, kSecret,
+                                     protocol::PeerAuthScope::owner_fetch);
 }
 
 TEST(PeerRequestCheck, ARequestWithNeitherFieldIsAClients) {
@@ -109,6 +116,47 @@ TEST(PeerRequestCheck, OnlyGetAndHeadMayBypassTheAllowList) {
         check({.method = method, .markers = {"node-a"}, .auths = {signed_by("node-a", method)}});
     EXPECT_EQ(c.reason, PeerAuthErrc::bad_method) << method;
   }
+}
+
+TEST(PeerRequestCheck, AnOwnerFetchSignedForThatScopeIsVerifiedAsOne) {
+  const std::string auth = owner_fetch_by("node-a");
+  const auto c = check({.markers = {"node-a"}, .auths = {auth}, .owner_marks = {"1"}});
+  EXPECT_EQ(c.kind, PeerRequestKind::verified_peer) << c.reason.message();
+  EXPECT_EQ(c.node, "node-a");
+  EXPECT_TRUE(c.owner_fetch);
+  EXPECT_FALSE(check({.markers = {"node-a"}, .auths = {signed_by("node-a")}}).owner_fetch);
+}
+
+TEST(PeerRequestCheck, TheOwnerFetchMarkerAloneIsRefused) {
+  // With a secret, the marker is a peer header like the others: it needs the signature.
+  const auto c = check({.owner_marks = {"1"}});
+  EXPECT_EQ(c.kind, PeerRequestKind::refused);
+  EXPECT_EQ(c.reason, PeerAuthErrc::missing);
+}
+
+TEST(PeerRequestCheck, AStoreOnlySignatureCannotBeTurnedIntoAnOwnerFetch) {
+  // A captured only-if-cached request replayed with the marker added: the
+  // MAC was made for the store-only scope, so it does not verify.
+  const auto widened =
+      check({.markers = {"node-a"}, .auths = {signed_by("node-a")}, .owner_marks = {"1"}});
+  EXPECT_EQ(widened.kind, PeerRequestKind::refused);
+  EXPECT_EQ(widened.reason, PeerAuthErrc::bad_mac);
+  // Nor an owner fetch's signature used without its marker.
+  const auto narrowed = check({.markers = {"node-a"}, .auths = {owner_fetch_by("node-a")}});
+  EXPECT_EQ(narrowed.reason, PeerAuthErrc::bad_mac);
+}
+
+TEST(PeerRequestCheck, TheOwnerFetchMarkerHasOneValueGivenOnce) {
+  const std::string auth = owner_fetch_by("node-a");
+  EXPECT_EQ(check({.auths = {auth}, .owner_marks = {"yes"}}).reason, PeerAuthErrc::malformed);
+  EXPECT_EQ(check({.auths = {auth}, .owner_marks = {"1", "1"}}).reason, PeerAuthErrc::malformed);
+}
+
+TEST(PeerRequestCheck, AnOwnerFetchIsAGetOrHeadOnly) {
+  EXPECT_EQ(
+      check({.method = "POST", .auths = {owner_fetch_by("node-a", "POST")}, .owner_marks = {"1"}})
+          .reason,
+      PeerAuthErrc::bad_method);
 }
 
 }  // namespace

@@ -1,0 +1,47 @@
+#include "daemon/cache/peer_upstream.h"
+
+#include "daemon/cache/cache_service.h"
+
+namespace sumcache::daemon {
+
+http::request_header<> peer_request_head(const CacheRequest& r, const std::string& node_id,
+                                         protocol::PeerAuthScope scope) {
+  http::request_header<> head =
+      make_upstream_head(r.parser.get().base(), false, r.route, r.settings, r.client);
+  // Absolute-form: the peer keys it exactly as we do, in either mode.
+  head.target(r.route.cache_key);
+  if (scope == protocol::PeerAuthScope::store_only) {
+    const auto prior = head[http::field::cache_control];
+    head.set(http::field::cache_control, prior.empty() ? std::string("only-if-cached")
+                                                       : std::string(prior) + ", only-if-cached");
+  } else {
+    head.set(protocol::kOwnerFetchHeader, "1");
+  }
+  head.set(kPeerRequestHeader, node_id);
+  const std::string& secret = r.settings.config.cluster.secret;
+  if (!secret.empty()) {
+    const std::int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
+                                 std::chrono::system_clock::now().time_since_epoch())
+                                 .count();
+    const std::string auth = protocol::sign_peer_request(head.method_string(), head.target(),
+                                                         node_id, now, secret, scope);
+    if (!auth.empty()) head.set(protocol::kPeerAuthHeader, auth);
+  }
+  return head;
+}
+
+// With cluster.tls, object requests go over TLS to the peer's object
+// listener, its certificate checked for its `host`; otherwise to its proxy port.
+Origin peer_origin(const config::Config& config, const config::PeerConfig& peer) {
+  if (config.cluster.tls.enabled) return {true, peer.host, peer.object_port, true};
+  return {false, peer.host, peer.http_port};
+}
+
+config::LimitsConfig peer_limits(const config::Config& config,
+                                 std::chrono::milliseconds first_byte) {
+  config::LimitsConfig limits = config.limits;
+  limits.upstream_first_byte_timeout_ms = first_byte;
+  return limits;
+}
+
+}  // namespace sumcache::daemon

@@ -1,0 +1,29 @@
+#pragma once
+// How a node asks a peer for an object: the request head (the absolute URI,
+// the peer marker, Sumcache-Peer-Auth signed for its scope), where it goes
+// (the proxy port, or the object listener with cluster.tls) and how long it
+// may take. Shared by the summary lookup (peer_fetch.cc) and the owner fetch
+// (owner_fetch.cc). Private to daemon/cache.
+
+#include <string>
+
+#include "daemon/cache/cache_request.h"
+#include "daemon/upstream/origin.h"
+#include "protocol/peer_auth.h"
+
+namespace sumcache::daemon {
+
+// store_only: with only-if-cached (RFC 9111 §5.2.1.7), the peer answers from
+// its store or 504. owner_fetch: with Sumcache-Owner-Fetch instead, the owner
+// serves it as a miss of its own, from the origin if need be.
+http::request_header<> peer_request_head(const CacheRequest& r, const std::string& node_id,
+                                         protocol::PeerAuthScope scope);
+
+Origin peer_origin(const config::Config& config, const config::PeerConfig& peer);
+
+// The upstream limits of a request to a peer, whose answer's first byte must
+// come within `first_byte`.
+config::LimitsConfig peer_limits(const config::Config& config,
+                                 std::chrono::milliseconds first_byte);
+
+}  // namespace sumcache::daemon
