@@ -71,6 +71,13 @@ awaitable<std::optional<unsigned>> CacheService::fetch_from_owner(CacheRequest& 
     note_fallback(shared, peer.id, r.route.cache_key, why);
     co_return std::nullopt;
   }
+  if (purged_by_tag(*peers_, config.cache, res->parser->get())) {
+    // The owner has not applied a tag purge of ours yet: its copy is the purged one.
+    co_await finish_upstream(r.worker, limits, std::move(res));
+    shared.stats.peer_copies_purged.fetch_add(1, std::memory_order_relaxed);
+    note_fallback(shared, peer.id, r.route.cache_key, "a copy tagged by an unacknowledged purge");
+    co_return std::nullopt;
+  }
   r.record.hierarchy = {"CARP", peer.id};
   co_return co_await relay_and_store(r, std::move(res), CacheResult::owner,
                                      config.cluster.store_peer_hits);

@@ -12,30 +12,8 @@
 #include "daemon/cache/peer_upstream.h"
 #include "daemon/peer/peer_service.h"
 #include "daemon/proxy/response_relay.h"
-#include "daemon/store/object_tags.h"
-#include "protocol/invalidation_message.h"
 
 namespace sumcache::daemon {
-
-namespace {
-
-// While a tag purge of this node's stands (some peer has not acknowledged
-// it), a peer's copy whose tag field names a purged tag, or names more tags
-// than this node indexes, is refused: this node cannot know the tags of an
-// object it does not hold, so it checks the copy's (docs/peers.md).
-bool purged_by_tag(const PeerService& peers, const config::CacheConfig& cache,
-                   const http::response<http::buffer_body>& msg) {
-  if (!peers.any_tag_tombstone()) return false;
-  const TagRules rules{cache.tag_header, cache.max_tags_per_object,
-                       protocol::kMaxInvalidationTagBytes};
-  ObjectTags tags;
-  for (const auto& field : msg.base()) {
-    if (beast::iequals(field.name_string(), cache.tag_header)) add_tags(field.value(), rules, tags);
-  }
-  return tags.too_many || peers.tag_tombstoned(tags.tags);
-}
-
-}  // namespace
 
 awaitable<std::optional<unsigned>> CacheService::fetch_from_peers(CacheRequest& r) {
   // Purged here and not yet acknowledged by every peer: a peer may still hold

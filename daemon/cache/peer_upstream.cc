@@ -1,6 +1,9 @@
 #include "daemon/cache/peer_upstream.h"
 
 #include "daemon/cache/cache_service.h"
+#include "daemon/peer/peer_service.h"
+#include "daemon/store/object_tags.h"
+#include "protocol/invalidation_message.h"
 
 namespace sumcache::daemon {
 
@@ -42,6 +45,18 @@ config::LimitsConfig peer_limits(const config::Config& config,
   config::LimitsConfig limits = config.limits;
   limits.upstream_first_byte_timeout_ms = first_byte;
   return limits;
+}
+
+bool purged_by_tag(const PeerService& peers, const config::CacheConfig& cache,
+                   const http::response<http::buffer_body>& msg) {
+  if (!peers.any_tag_tombstone()) return false;
+  const TagRules rules{cache.tag_header, cache.max_tags_per_object,
+                       protocol::kMaxInvalidationTagBytes};
+  ObjectTags tags;
+  for (const auto& field : msg.base()) {
+    if (beast::iequals(field.name_string(), cache.tag_header)) add_tags(field.value(), rules, tags);
+  }
+  return tags.too_many || peers.tag_tombstoned(tags.tags);
 }
 
 }  // namespace sumcache::daemon

@@ -13,6 +13,8 @@
 
 namespace sumcache::daemon {
 
+class PeerService;
+
 // store_only: with only-if-cached (RFC 9111 §5.2.1.7), the peer answers from
 // its store or 504. owner_fetch: with Sumcache-Owner-Fetch instead, the owner
 // serves it as a miss of its own, from the origin if need be.
@@ -25,5 +27,12 @@ Origin peer_origin(const config::Config& config, const config::PeerConfig& peer)
 // come within `first_byte`.
 config::LimitsConfig peer_limits(const config::Config& config,
                                  std::chrono::milliseconds first_byte);
+
+// While a tag purge of this node's stands (some peer has not acknowledged
+// it), a peer's or an owner's copy whose tag field names a purged tag, or
+// names more tags than this node indexes, is refused: this node cannot know
+// the tags of an object it does not hold, so it checks the copy's (docs/peers.md).
+bool purged_by_tag(const PeerService& peers, const config::CacheConfig& cache,
+                   const http::response<http::buffer_body>& msg);
 
 }  // namespace sumcache::daemon

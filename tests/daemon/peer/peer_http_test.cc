@@ -20,8 +20,11 @@ std::tuple<error_code, PeerHttpReply> exchange(PeerHttpRequest request) {
 }
 
 PeerHttpRequest post_to(std::uint16_t port, std::size_t answer_bytes) {
-  PeerHttpRequest request{http::verb::post, "127.0.0.1", port,
-                          "/obj/answer?size=" + std::to_string(answer_bytes)};
+  PeerHttpRequest request;
+  request.method = http::verb::post;
+  request.host = "127.0.0.1";
+  request.port = port;
+  request.target = "/obj/answer?size=" + std::to_string(answer_bytes);
   request.body = "batch";
   request.from = "node-a";
   return request;
@@ -49,7 +52,10 @@ TEST_F(PeerHttp, AnAnswerWithinTheReplyBoundIsRead) {
 
 // A pull raises the bound to the largest summary that peer may send.
 TEST_F(PeerHttp, APullReadsUpToTheBoundItSets) {
-  PeerHttpRequest request{http::verb::get, "127.0.0.1", origin_.port(), "/obj/summary?size=100000"};
+  PeerHttpRequest request;
+  request.host = "127.0.0.1";
+  request.port = origin_.port();
+  request.target = "/obj/summary?size=100000";
   request.max_reply_bytes = 100000;
   auto [ec, reply] = exchange(request);
   ASSERT_FALSE(ec) << ec.message();
