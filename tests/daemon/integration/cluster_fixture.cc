@@ -148,6 +148,19 @@ bool ClusterTest::start_node(std::size_t i) {
 
 void ClusterTest::kill_node(std::size_t i) { nodes_[i].process->kill_hard(); }
 
+unsigned ClusterTest::local_status(std::size_t node, const std::string& path) {
+  return fetch(node, path, {{"Cache-Control", "only-if-cached"}}).status;
+}
+
+bool ClusterTest::cut_peer_channel(std::size_t from, std::size_t to) {
+  kill_node(from);
+  const std::uint16_t real = nodes_[to].peer_port;
+  nodes_[to].peer_port = free_port();
+  const bool started = start_node(from);
+  nodes_[to].peer_port = real;
+  return started;
+}
+
 ClientResponse ClusterTest::fetch(std::size_t node, const std::string& path, HeaderList headers,
                                   const std::string& method) {
   HttpClient client({.host = nodes_[node].address,

@@ -50,6 +50,11 @@ struct ClusterNode {
   bool listed = true;                 // named in the other nodes' peers
 };
 
+// A response's X-Cache field: which way the node served it; "(none)" without one.
+inline std::string x_cache(const ClientResponse& r) {
+  return r.header("X-Cache").value_or("(none)");
+}
+
 class ClusterTest : public ::testing::Test {
  protected:
   void SetUp() override { ASSERT_FALSE(origin_.start()) << "test origin did not start"; }
@@ -67,6 +72,13 @@ class ClusterTest : public ::testing::Test {
   ClientResponse fetch(std::size_t node, const std::string& path, HeaderList headers = {},
                        const std::string& method = "GET");
   std::string origin_url(const std::string& path) const;
+  // Whether `node` holds `path` itself: only-if-cached is answered from its
+  // store alone, never from a peer or the origin (RFC 9111 §5.2.1.7).
+  unsigned local_status(std::size_t node, const std::string& path);
+  // Node `from` can no longer reach `to`'s peer listener (a partition of that
+  // one direction), while `to` still pushes its summaries to `from` and serves
+  // objects: `from` is restarted with a dead peer port for `to`.
+  bool cut_peer_channel(std::size_t from, std::size_t to);
   // A request to node's admin endpoint (token kAdminToken when `authorized`).
   ClientResponse admin(std::size_t node, const std::string& target,
                        const std::string& method = "GET", const std::string& body = "",

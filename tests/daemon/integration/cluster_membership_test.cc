@@ -17,8 +17,6 @@ using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
-std::string x_cache(const ClientResponse& r) { return r.header("X-Cache").value_or("(none)"); }
-
 class ClusterMembership : public ClusterTest {
  protected:
   json peers_of(std::size_t node) {

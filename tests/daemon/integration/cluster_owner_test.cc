@@ -21,8 +21,6 @@ namespace {
 
 using Json = nlohmann::json;
 
-std::string x_cache(const ClientResponse& r) { return r.header("X-Cache").value_or("(none)"); }
-
 bool has_line(const std::string& text, const std::string& line) {
   return text.find("\n" + line + "\n") != std::string::npos;
 }

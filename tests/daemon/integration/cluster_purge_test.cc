@@ -14,31 +14,11 @@ namespace {
 
 using Json = nlohmann::json;
 
-std::string x_cache(const ClientResponse& r) { return r.header("X-Cache").value_or("(none)"); }
-
 class ClusterPurge : public ClusterTest {
  protected:
   // Admin POST /purge of the origin URL at `node`.
   ClientResponse purge_at(std::size_t node, const std::string& path) {
     return admin(node, "/purge", "POST", Json{{"url", origin_url(path)}}.dump(), true);
-  }
-
-  // Whether `node` holds `path` itself: only-if-cached is answered from its
-  // store alone, never from a peer or the origin (RFC 9111 §5.2.1.7).
-  unsigned local_status(std::size_t node, const std::string& path) {
-    return fetch(node, path, {{"Cache-Control", "only-if-cached"}}).status;
-  }
-
-  // Node `from` can no longer reach `to`'s peer listener (a partition of that
-  // one direction), while `to` still pushes its summaries to `from` and serves
-  // objects: `from` is restarted with a dead peer port for `to`.
-  bool cut_peer_channel(std::size_t from, std::size_t to) {
-    kill_node(from);
-    const std::uint16_t real = nodes_[to].peer_port;
-    nodes_[to].peer_port = free_port();
-    const bool started = start_node(from);
-    nodes_[to].peer_port = real;
-    return started;
   }
 
   // /peers at `node`: the invalidations entry of peer `peer_id`.
@@ -186,6 +166,5 @@ TEST_F(ClusterPurge, APeerDownDuringThePurgeDoesNotServeTheObjectOnceBack) {
   EXPECT_EQ(x_cache(at_c), "MISS");
   EXPECT_EQ(origin_.log().count("/obj/while-down"), 2U);
 }
-
 }  // namespace
 }  // namespace sumcache::testing

@@ -15,28 +15,10 @@ namespace {
 
 using Json = nlohmann::json;
 
-std::string x_cache(const ClientResponse& r) { return r.header("X-Cache").value_or("(none)"); }
-
 class ClusterTagPurge : public ClusterTest {
  protected:
   ClientResponse purge_at(std::size_t node, const Json& body) {
     return admin(node, "/purge", "POST", body.dump(), true);
-  }
-
-  // Whether `node` holds `path` itself (only-if-cached: its store alone).
-  unsigned local_status(std::size_t node, const std::string& path) {
-    return fetch(node, path, {{"Cache-Control", "only-if-cached"}}).status;
-  }
-
-  // node `from` can no longer deliver invalidations to `to` (restarted with a
-  // dead peer port for it), while `to` still pushes summaries and serves objects.
-  bool cut_peer_channel(std::size_t from, std::size_t to) {
-    kill_node(from);
-    const std::uint16_t real = nodes_[to].peer_port;
-    nodes_[to].peer_port = free_port();
-    const bool started = start_node(from);
-    nodes_[to].peer_port = real;
-    return started;
   }
 
   // Fetched at node-a from the origin, then at node-b and node-c from node-a:
@@ -228,6 +210,5 @@ TEST_F(ClusterTagPurge, TagHeaderPassShowsTheFieldToClients) {
   ASSERT_EQ(x_cache(hit), "HIT");
   EXPECT_EQ(hit.header("Surrogate-Key").value_or("(none)"), "red shared");
 }
-
 }  // namespace
 }  // namespace sumcache::testing

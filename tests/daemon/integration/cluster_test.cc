@@ -9,8 +9,6 @@
 namespace sumcache::testing {
 namespace {
 
-std::string x_cache(const ClientResponse& r) { return r.header("X-Cache").value_or("(none)"); }
-
 class Cluster : public ClusterTest {};
 
 TEST_F(Cluster, AUrlCachedAtOneNodeIsServedToAnotherFromThatPeer) {

@@ -20,8 +20,6 @@ namespace {
 
 constexpr const char* kObject = "/obj/private?max_age=600&size=5000";
 
-std::string x_cache(const ClientResponse& r) { return r.header("X-Cache").value_or("(none)"); }
-
 bool has_line(const std::string& text, const std::string& line) {
   return text.find("\n" + line + "\n") != std::string::npos;
 }
