@@ -198,26 +198,30 @@ std::optional<std::string> SummaryExchange::secret_for(std::string_view node_id)
 
 Verdict SummaryExchange::admit(const SummaryHead& head, std::size_t& peer) {
   PeerLimits limits;
-  std::optional<std::size_t> i;
-  if (head.node && protocol::valid_node_id(*head.node)) i = table_.find(*head.node);
-  if (i && !lanes_[*i]) i.reset();
+  // The sender's slot, kSlots when it is no peer (a plain index: GCC's -O2
+  // cannot see that check_head refuses every unknown sender).
+  std::size_t slot = PeerTable::kSlots;
+  if (head.node && protocol::valid_node_id(*head.node)) {
+    if (const auto found = table_.find(*head.node); found && lanes_[*found]) slot = *found;
+  }
   // With discovery, a node this one has not found yet may read its summary:
   // that is how it learns this node's id (docs/peers.md, "Live membership").
   // The summary is signed; what it pushes waits until it is found here.
-  if (!i && head.method == http::verb::get && !config_.cluster.discovery.name.empty() &&
-      head.node && protocol::valid_node_id(*head.node)) {
+  if (slot == PeerTable::kSlots && head.method == http::verb::get &&
+      !config_.cluster.discovery.name.empty() && head.node &&
+      protocol::valid_node_id(*head.node)) {
     limits.known = true;
     if (Verdict v = check_head(head, limits)) return v;
     peer = PeerTable::kSlots;  // none: a GET holds no peer
     return {};
   }
-  if (i) {
+  if (slot != PeerTable::kSlots) {
     limits.known = true;
     limits.max_message = protocol::message_bound(
         max_filter_bits_, protocol::DecodeLimits{}.max_changes, head.node->size());
   }
   if (Verdict v = check_head(head, limits)) return v;
-  peer = *i;
+  peer = slot;
   PeerLane& lane = *lanes_[peer];
   if (head.method != http::verb::post) return {};
   const std::string id = printable_id(*head.node);
