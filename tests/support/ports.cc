@@ -8,6 +8,10 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <fstream>
+#include <mutex>
+#include <random>
+#include <set>
 #include <system_error>
 
 namespace sumcache::testing {
@@ -50,14 +54,28 @@ socklen_t make_address(const std::string& host, std::uint16_t port, sockaddr_sto
 }  // namespace
 
 std::uint16_t free_port() {
-  Fd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  sockaddr_storage addr;
-  socklen_t len = make_address("127.0.0.1", 0, addr);
-  if (fd.get() < 0 || ::bind(fd.get(), reinterpret_cast<sockaddr*>(&addr), len) != 0 ||
-      ::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    throw std::system_error(errno, std::system_category(), "free_port");
+  // The start of the ephemeral range; Linux's default when it cannot be read.
+  unsigned low = 32768;
+  if (std::ifstream range("/proc/sys/net/ipv4/ip_local_port_range"); range) range >> low;
+  constexpr unsigned kFirst = 10000;
+  if (low <= kFirst + 1000) low = 65536;  // an unusual setup: take any unprivileged port
+  static std::mutex mutex;
+  static std::mt19937 random(std::random_device{}());
+  static std::set<std::uint16_t> given;  // never the same port twice to one process
+  std::lock_guard lock(mutex);
+  std::uniform_int_distribution<unsigned> pick(kFirst, low - 1);
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    const auto port = static_cast<std::uint16_t>(pick(random));
+    if (given.contains(port)) continue;
+    Fd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    if (fd.get() < 0) throw std::system_error(errno, std::system_category(), "free_port");
+    sockaddr_storage addr;
+    const socklen_t len = make_address("127.0.0.1", port, addr);
+    if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&addr), len) != 0) continue;
+    given.insert(port);
+    return port;
   }
-  return ntohs(reinterpret_cast<sockaddr_in*>(&addr)->sin_port);
+  throw std::system_error(EADDRINUSE, std::system_category(), "free_port: no free port found");
 }
 
 bool port_accepts(const std::string& host, std::uint16_t port, std::chrono::milliseconds timeout) {

@@ -7,11 +7,15 @@
 
 namespace sumcache::testing {
 
-// A TCP port on 127.0.0.1 that was free a moment ago: binds port 0, reads the
-// port the kernel chose and closes the socket. Racy by nature: another process
-// may bind the port before the caller does. Prefer letting the program under
-// test bind port 0 and report its port; use this only for one that cannot.
-// Throws std::system_error when no socket can be bound.
+// A TCP port on 127.0.0.1 that was free a moment ago, chosen at random below
+// the kernel's ephemeral range (net.ipv4.ip_local_port_range) and checked by
+// binding it. Below that range, because the kernel hands ephemeral ports to
+// outgoing connections: a port chosen there could be taken by any client
+// socket (another node's push, a test's request) before the daemon that is to
+// listen on it starts, which made late-started nodes fail with EADDRINUSE.
+// Still racy against other processes choosing ports the same way; prefer
+// letting the program under test bind port 0 and report its port.
+// Throws std::system_error when no port can be found.
 std::uint16_t free_port();
 
 // True when a TCP connection to host:port (an IPv4 or IPv6 literal) is accepted
