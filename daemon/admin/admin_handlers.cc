@@ -21,9 +21,14 @@ namespace {
 // not is left out of the upstream figures rather than holding up /stats.
 constexpr std::chrono::milliseconds kWorkerAnswer{200};
 
+// Strings here may hold bytes from outside (a peer's error text, a purged
+// tag): what is not UTF-8 becomes U+FFFD, where dump() would throw instead.
 template <class Json>
 AdminResponse json_response(unsigned status, const Json& body) {
-  return {status, "application/json", body.dump(2) + "\n", {}};
+  return {status,
+          "application/json",
+          body.dump(2, ' ', false, Json::error_handler_t::replace) + "\n",
+          {}};
 }
 
 AdminResponse text_response(unsigned status, std::string body) {

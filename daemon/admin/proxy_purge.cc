@@ -80,7 +80,8 @@ awaitable<unsigned> serve_purge_method(WorkerContext& worker, const Settings& se
     body["key"] = route.cache_key;
   }
   body["nodes"] = reach_json(reach);
-  res.body() = body.dump() + "\n";
+  // A tag is bytes, not necessarily UTF-8: U+FFFD for the rest, where dump() would throw.
+  res.body() = body.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
   res.keep_alive(client.keep_alive);
   res.prepare_payload();
   client.stream.expires_after(settings.config.limits.upstream_io_timeout_ms);
