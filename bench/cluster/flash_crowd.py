@@ -29,6 +29,7 @@ from urllib.parse import parse_qs, urlsplit
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from cluster import Cluster, ClusterParams  # noqa: E402
+from origin import OriginProcess  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 NODES = 4
@@ -94,20 +95,9 @@ def _serve_origin(conn):
     server.shutdown()
 
 
-class CountingOrigin:
+class CountingOrigin(OriginProcess):
     def __init__(self):
-        self.port = None
-        self._proc = None
-        self._conn = None
-
-    def start(self):
-        ctx = multiprocessing.get_context("fork")
-        self._conn, child = ctx.Pipe()
-        self._proc = ctx.Process(target=_serve_origin, args=(child,), daemon=True)
-        self._proc.start()
-        if not self._conn.poll(10):
-            raise RuntimeError("origin did not start within 10 s")
-        self.port = self._conn.recv()
+        super().__init__(_serve_origin)
 
     def counts(self):
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=5)
@@ -116,19 +106,6 @@ class CountingOrigin:
             return json.loads(conn.getresponse().read())
         finally:
             conn.close()
-
-    def stop(self):
-        if self._proc is None:
-            return
-        try:
-            self._conn.send("stop")
-        except OSError:
-            pass
-        self._proc.join(5)
-        if self._proc.is_alive():
-            self._proc.terminate()
-            self._proc.join(5)
-        self._proc = None
 
 
 # --- clients ---

@@ -61,11 +61,14 @@ def _serve(workload, conn):
     server.shutdown()
 
 
-class Origin:
-    """Start with start(); port is then set; stop() ends the process."""
+class OriginProcess:
+    """An HTTP origin in a process of its own: target(*args, conn) sends its port
+    on conn and serves until any message arrives. Start with start(); port is
+    then set; stop() ends the process."""
 
-    def __init__(self, workload):
-        self.workload = workload
+    def __init__(self, target, *args):
+        self._target = target
+        self._args = args
         self.port = None
         self._proc = None
         self._conn = None
@@ -73,7 +76,7 @@ class Origin:
     def start(self):
         ctx = multiprocessing.get_context("fork")
         self._conn, child = ctx.Pipe()
-        self._proc = ctx.Process(target=_serve, args=(self.workload, child), daemon=True)
+        self._proc = ctx.Process(target=self._target, args=(*self._args, child), daemon=True)
         self._proc.start()
         if not self._conn.poll(10):
             raise RuntimeError("origin did not start within 10 s")
@@ -91,3 +94,11 @@ class Origin:
             self._proc.terminate()
             self._proc.join(5)
         self._proc = None
+
+
+class Origin(OriginProcess):
+    """The workload's origin (_serve)."""
+
+    def __init__(self, workload):
+        super().__init__(_serve, workload)
+        self.workload = workload
