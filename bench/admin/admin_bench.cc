@@ -5,7 +5,7 @@
 #include <benchmark/benchmark.h>
 
 #include "daemon/admin/metrics_text.h"
-#include "daemon/admin/request_metrics.h"
+#include "daemon/observe/request_metrics.h"
 #include "daemon/admin/stats_json.h"
 
 namespace sumcache::daemon {

@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "daemon/admin/rate_window.h"
+#include "daemon/observe/rate_window.h"
 #include "daemon/log/log_limiter.h"
-#include "daemon/proxy/proxy_context.h"
+#include "daemon/exchange/proxy_context.h"
 
 namespace sumcache::daemon {
 

@@ -5,14 +5,14 @@
 #include "daemon/admin/admin_routes.h"
 #include "daemon/admin/dashboard_page.h"
 #include "daemon/admin/metrics_text.h"
-#include "daemon/admin/purge_answer.h"
-#include "daemon/admin/purge_request.h"
+#include "daemon/session/purge_answer.h"
+#include "daemon/session/purge_request.h"
 #include "daemon/admin/stats_collect.h"
 #include "daemon/admin/stats_json.h"
 #include "daemon/admin/token_check.h"
 #include "daemon/cache/cache_service.h"
 #include "daemon/peer/peer_service.h"
-#include "daemon/server/worker.h"
+#include "daemon/session/worker.h"
 
 namespace sumcache::daemon {
 namespace {

@@ -3,7 +3,7 @@
 #include <pthread.h>
 
 #include "daemon/admin/admin_session.h"
-#include "daemon/server/listener.h"
+#include "daemon/net/listener.h"
 
 namespace sumcache::daemon {
 namespace {

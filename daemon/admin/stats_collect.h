@@ -4,7 +4,7 @@
 #include <cstdint>
 
 #include "daemon/admin/stats_snapshot.h"
-#include "daemon/proxy/proxy_context.h"
+#include "daemon/exchange/proxy_context.h"
 
 namespace sumcache::daemon {
 

@@ -10,15 +10,15 @@
 #include <utility>
 #include <vector>
 
-#include "daemon/admin/latency_histogram.h"
-#include "daemon/admin/rate_window.h"
-#include "daemon/admin/request_metrics.h"
+#include "daemon/observe/latency_histogram.h"
+#include "daemon/observe/rate_window.h"
+#include "daemon/observe/request_metrics.h"
 #include "daemon/peer/cluster_invalidations.h"
 #include "daemon/peer/listener_refusals.h"
 #include "daemon/peer/peer_status.h"
-#include "daemon/proxy/proxy_stats.h"
+#include "daemon/observe/proxy_stats.h"
 #include "daemon/store/store_options.h"
-#include "daemon/upstream/upstream_pool.h"
+#include "daemon/exchange/upstream_pool.h"
 #include "filters/hashing.h"
 
 namespace sumcache::daemon {

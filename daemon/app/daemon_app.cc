@@ -7,7 +7,7 @@
 #include "daemon/log/access_log.h"
 #include "daemon/log/logger.h"
 #include "daemon/peer/peer_service.h"
-#include "daemon/server/server.h"
+#include "daemon/app/server.h"
 #include "protocol/invalidation_message.h"
 #include "protocol/wire_sizing.h"
 

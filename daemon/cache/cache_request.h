@@ -7,9 +7,9 @@
 #include "daemon/cache/cached_meta.h"
 #include "daemon/http/cache_control.h"
 #include "daemon/log/access_log.h"
-#include "daemon/proxy/client_connection.h"
-#include "daemon/proxy/proxy_context.h"
-#include "daemon/proxy/request_route.h"
+#include "daemon/exchange/client_connection.h"
+#include "daemon/exchange/proxy_context.h"
+#include "daemon/exchange/request_route.h"
 #include "daemon/store/stored_object.h"
 
 namespace sumcache::daemon {

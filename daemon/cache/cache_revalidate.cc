@@ -11,8 +11,8 @@
 #include "daemon/http/validation.h"
 #include "daemon/http/vary.h"
 #include "daemon/log/log_limiter.h"
-#include "daemon/proxy/header_convert.h"
-#include "daemon/proxy/upstream_exchange.h"
+#include "daemon/exchange/header_convert.h"
+#include "daemon/exchange/upstream_exchange.h"
 
 namespace sumcache::daemon {
 

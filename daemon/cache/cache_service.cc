@@ -10,8 +10,8 @@
 #include "daemon/http/use_decision.h"
 #include "daemon/http/vary.h"
 #include "daemon/peer/peer_service.h"
-#include "daemon/proxy/header_convert.h"
-#include "daemon/proxy/response_relay.h"
+#include "daemon/exchange/header_convert.h"
+#include "daemon/exchange/response_relay.h"
 
 namespace sumcache::daemon {
 

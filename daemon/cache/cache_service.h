@@ -12,7 +12,7 @@
 #include "daemon/http/use_decision.h"
 #include "daemon/log/access_log.h"
 #include "daemon/peer/purge_reach.h"
-#include "daemon/proxy/forward_flow.h"
+#include "daemon/exchange/forward_flow.h"
 #include "daemon/store/store.h"
 
 namespace sumcache::daemon {

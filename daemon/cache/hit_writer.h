@@ -9,7 +9,7 @@
 #include <string>
 
 #include "daemon/cache/cached_meta.h"
-#include "daemon/proxy/client_connection.h"
+#include "daemon/exchange/client_connection.h"
 #include "daemon/store/stored_object.h"
 
 namespace sumcache::daemon {

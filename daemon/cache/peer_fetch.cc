@@ -11,7 +11,7 @@
 #include "daemon/cache/cache_service.h"
 #include "daemon/cache/peer_upstream.h"
 #include "daemon/peer/peer_service.h"
-#include "daemon/proxy/response_relay.h"
+#include "daemon/exchange/response_relay.h"
 
 namespace sumcache::daemon {
 

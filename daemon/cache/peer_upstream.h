@@ -8,7 +8,7 @@
 #include <string>
 
 #include "daemon/cache/cache_request.h"
-#include "daemon/upstream/origin.h"
+#include "daemon/exchange/origin.h"
 #include "protocol/peer_auth.h"
 
 namespace sumcache::daemon {

@@ -11,7 +11,7 @@
 #include <system_error>
 
 #include "config/config.h"
-#include "daemon/proxy/proxy_stats.h"
+#include "daemon/observe/proxy_stats.h"
 
 namespace sumcache::daemon {
 

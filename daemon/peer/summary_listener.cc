@@ -2,7 +2,7 @@
 
 #include <boost/beast/ssl.hpp>
 
-#include "daemon/server/listener.h"
+#include "daemon/net/listener.h"
 #include "protocol/decode.h"
 
 namespace sumcache::daemon {

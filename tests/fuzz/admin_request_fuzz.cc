@@ -12,7 +12,7 @@
 
 #include "daemon/admin/admin_limits.h"
 #include "daemon/admin/admin_routes.h"
-#include "daemon/admin/purge_request.h"
+#include "daemon/session/purge_request.h"
 #include "daemon/admin/token_check.h"
 #include "tests/fuzz/beast_feed.h"
 #include "tests/fuzz/fuzz_check.h"

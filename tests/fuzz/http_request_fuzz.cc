@@ -1,4 +1,4 @@
-// Client requests as the proxy reads them (daemon/proxy/client_session.cc): a
+// Client requests as the proxy reads them (daemon/session/client_session.cc): a
 // request_parser<buffer_body> with the header and body limits of the default
 // config, requests one after another on the connection while each is complete
 // and keep-alive, bodies (chunked included) read through a sink as the proxy
@@ -24,9 +24,9 @@
 #include "daemon/http/range.h"
 #include "daemon/http/validation.h"
 #include "daemon/http/vary.h"
-#include "daemon/proxy/head_writer.h"
-#include "daemon/proxy/header_convert.h"
-#include "daemon/proxy/request_route.h"
+#include "daemon/exchange/head_writer.h"
+#include "daemon/exchange/header_convert.h"
+#include "daemon/exchange/request_route.h"
 #include "tests/fuzz/beast_feed.h"
 #include "tests/fuzz/fuzz_check.h"
 

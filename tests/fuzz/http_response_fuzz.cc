@@ -1,4 +1,4 @@
-// Upstream responses as the proxy reads them (daemon/proxy/upstream_exchange.cc):
+// Upstream responses as the proxy reads them (daemon/exchange/upstream_exchange.cc):
 // a response_parser<buffer_body> with no body limit and Beast's header limit,
 // interim 1xx heads skipped (each relayed to the client as serialize_head makes
 // it), 101 refused, skip() for the answer to a HEAD; the body read through a sink.
@@ -25,8 +25,8 @@
 #include "daemon/http/message_framing.h"
 #include "daemon/http/use_decision.h"
 #include "daemon/http/vary.h"
-#include "daemon/proxy/head_writer.h"
-#include "daemon/proxy/header_convert.h"
+#include "daemon/exchange/head_writer.h"
+#include "daemon/exchange/header_convert.h"
 #include "tests/fuzz/beast_feed.h"
 #include "tests/fuzz/fuzz_check.h"
 

@@ -1,4 +1,4 @@
-// The body of POST /purge (daemon/admin/purge_request.h). Input: the Content-Type
+// The body of POST /purge (daemon/session/purge_request.h). Input: the Content-Type
 // value, a newline, then the body. Properties: a purge names the key it would find,
 // so the key is a fixed point of the URL normalization (parsing it again gives it
 // back), and form_decode never grows its input.
@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "daemon/admin/purge_request.h"
+#include "daemon/session/purge_request.h"
 #include "daemon/http/cache_key.h"
 #include "tests/fuzz/fuzz_check.h"
 

@@ -1,0 +1,310 @@
+#include "daemon/app/server.h"
+
+#include <csignal>
+#include <thread>
+
+#include "config/load_config.h"
+#include "config/reload.h"
+#include "daemon/http/hop_by_hop.h"
+#include "daemon/net/local_addresses.h"
+#include "daemon/peer/cluster_tls.h"
+#include "daemon/peer/peer_service.h"
+#include "daemon/peer/peer_sources.h"
+
+namespace sumcache::daemon {
+namespace {
+
+// The live part of a reload, as docs/configuration.md lists it. Everything
+// else keeps its running value until a restart.
+config::Config apply_live(const config::Config& running, const config::Config& next) {
+  config::Config merged = running;
+  merged.access = next.access;
+  merged.limits = next.limits;
+  merged.forward = next.forward;
+  merged.reverse.host_header = next.reverse.host_header;
+  merged.cache.heuristic_fraction = next.cache.heuristic_fraction;
+  merged.cache.heuristic_max_ms = next.cache.heuristic_max_ms;
+  merged.log.level = next.log.level;
+  merged.log.access_format = next.log.access_format;
+  merged.admin.token = next.admin.token;
+  merged.admin.token_file = next.admin.token_file;
+  merged.admin.allow = next.admin.allow;
+  auto& cluster = merged.cluster;
+  cluster.update_threshold_percent = next.cluster.update_threshold_percent;
+  cluster.update_max_interval_ms = next.cluster.update_max_interval_ms;
+  cluster.summary_expiry_ms = next.cluster.summary_expiry_ms;
+  cluster.peer_timeout_ms = next.cluster.peer_timeout_ms;
+  cluster.store_peer_hits = next.cluster.store_peer_hits;
+  cluster.miss_policy = next.cluster.miss_policy;
+  cluster.peer_grace_ms = next.cluster.peer_grace_ms;
+  if (running.cluster.sharing == config::Sharing::summary &&
+      next.cluster.sharing == config::Sharing::summary) {
+    // Live membership: PeerService applies what changed in the list.
+    merged.peers = next.peers;
+    return merged;
+  }
+  // ICP's peer list is fixed until a restart; a weight may change (same peer, same place).
+  for (std::size_t i = 0; i < merged.peers.size() && i < next.peers.size(); ++i) {
+    if (merged.peers[i].id == next.peers[i].id) merged.peers[i].weight = next.peers[i].weight;
+  }
+  return merged;
+}
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
+  return out;
+}
+
+LogLevel to_log_level(config::LogLevel level) { return static_cast<LogLevel>(level); }
+
+ListenerAddress listener_address(const tcp::endpoint& endpoint) {
+  const auto& a = endpoint.address();
+  const auto v6 = a.is_v4() ? asio::ip::make_address_v6(asio::ip::v4_mapped, a.to_v4()) : a.to_v6();
+  return {v6.to_bytes(), endpoint.port()};
+}
+
+// The peer listener or the ICP socket, as PeerService binds them (run_daemon
+// starts it only with peers); ports as configured, which the cluster needs fixed.
+std::vector<ListenerAddress> cluster_listeners(const config::Config& config) {
+  const auto& c = config.cluster;
+  if (!runs_cluster(config)) return {};
+  error_code ec;
+  const auto address = asio::ip::make_address(c.peer_listen.address, ec);
+  if (ec) return {};
+  const auto port = c.sharing == config::Sharing::summary ? c.peer_listen.port : c.icp_port;
+  return {listener_address(tcp::endpoint(address, port))};
+}
+
+void configure_tls(asio::ssl::context& tls, const config::Config& config, Logger& log) {
+  const auto& t = config.reverse.tls;
+  error_code ec;
+  if (!t.ca_file.empty()) {
+    tls.load_verify_file(t.ca_file.string(), ec);
+    if (ec) log.error("reverse.tls.ca_file " + t.ca_file.string() + ": " + ec.message());
+  } else {
+    tls.set_default_verify_paths(ec);
+  }
+  tls.set_verify_mode(t.verify ? asio::ssl::verify_peer : asio::ssl::verify_none);
+}
+
+}  // namespace
+
+std::shared_ptr<const Settings> make_settings(const config::Config& config) {
+  auto settings = std::make_shared<Settings>();
+  settings->config = config;
+  // The config loader has validated every entry, so build cannot fail here.
+  AccessList::build(config.access.allow_clients, settings->clients);
+  AccessList::build(config.admin.allow, settings->admin_clients);
+  AccessList::build(config.access.deny_destinations, settings->deny_destinations);
+  settings->via = via_entry("1.1", config.node.id);
+  return settings;
+}
+
+UpstreamTimeouts upstream_timeouts(const config::LimitsConfig& limits) {
+  return {limits.dns_timeout_ms, limits.upstream_connect_timeout_ms,
+          limits.upstream_idle_timeout_ms, limits.upstream_max_idle_per_origin};
+}
+
+Server::Server(config::Config config, std::filesystem::path config_path, Logger& log,
+               AccessLog& access_log, CacheService* cache)
+    : config_(std::move(config)),
+      config_path_(std::move(config_path)),
+      log_(log),
+      access_log_(access_log),
+      shared_(make_settings(config_), log, access_log, cache) {
+  configure_tls(tls_, config_, log_);
+}
+
+Server::~Server() {
+  if (admin_) admin_->stop();
+  for (auto& worker : workers_) worker->stop();
+}
+
+bool Server::start() {
+  const unsigned count = config_.workers != 0 ? config_.workers : usable_cores();
+  const std::string sni = config_.reverse.tls.server_name.empty() ? config_.reverse.origin.host
+                                                                  : config_.reverse.tls.server_name;
+  for (unsigned i = 0; i < count; ++i) {
+    workers_.push_back(
+        std::make_unique<Worker>(shared_, tls_, sni, upstream_timeouts(config_.limits)));
+  }
+  for (const auto& listen : config_.listen) {
+    error_code ec;
+    tcp::endpoint endpoint(asio::ip::make_address(listen.address, ec), listen.port);
+    for (auto& worker : workers_) {
+      tcp::endpoint bound;
+      std::string step;
+      if ((ec = worker->listen(endpoint, bound, step))) {
+        log_.error("cannot listen on " + listen.address + ":" + std::to_string(endpoint.port()) +
+                   " (" + step + "): " + ec.message());
+        return false;
+      }
+      endpoint = bound;  // port 0: the other workers join the port the first one got
+    }
+    endpoints_.push_back(endpoint);
+    own_listeners_.push_back(listener_address(endpoint));
+    log_.info("proxy listening on " + endpoint.address().to_string() + ":" +
+              std::to_string(endpoint.port()) + " (" + std::to_string(count) + " workers, " +
+              (config_.mode == config::Mode::forward ? "forward" : "reverse") + " mode)");
+  }
+  if (!start_admin()) return false;
+  if (!start_peer_objects()) return false;
+  for (const auto& listener : cluster_listeners(config_)) own_listeners_.push_back(listener);
+  publish_settings();
+  for (auto& worker : workers_) worker->start();
+  shared_.listening = true;
+  if (admin_) admin_->start();
+  return true;
+}
+
+// Binds the admin listener before any worker runs: a failed bind stops startup.
+bool Server::start_admin() {
+  const auto& admin = config_.admin;
+  if (!admin.enabled) return true;
+  std::vector<Worker*> workers;
+  for (auto& worker : workers_) workers.push_back(worker.get());
+  admin_ = std::make_unique<AdminServer>(shared_, std::move(workers));
+  error_code ec;
+  tcp::endpoint endpoint(asio::ip::make_address(admin.address, ec), admin.port);
+  tcp::endpoint bound;
+  std::string step;
+  if (ec || (ec = admin_->listen(endpoint, bound, step))) {
+    log_.error("cannot listen on admin " + admin.address + ":" + std::to_string(admin.port) + " (" +
+               (step.empty() ? "address" : step) + "): " + ec.message());
+    return false;
+  }
+  log_.info("admin listening on " + bound.address().to_string() + ":" +
+            std::to_string(bound.port()));
+  own_listeners_.push_back(listener_address(bound));
+  return true;
+}
+
+bool Server::start_peer_objects() {
+  const auto& c = config_.cluster;
+  if (!runs_cluster(config_) || !c.tls.enabled) return true;
+  std::string failed;
+  if (!load_cluster_tls(peer_server_tls_, peer_client_tls_, c.tls, failed)) {
+    log_.error(failed);
+    return false;
+  }
+  error_code ec;
+  tcp::endpoint endpoint(asio::ip::make_address(c.object_listen.address, ec), c.object_listen.port);
+  for (auto& worker : workers_) {
+    tcp::endpoint bound;
+    std::string step;
+    if (ec || (ec = worker->listen(endpoint, bound, step, &peer_server_tls_))) {
+      log_.error("cannot listen on peer objects " + c.object_listen.address + ":" +
+                 std::to_string(c.object_listen.port) + " (" + (step.empty() ? "address" : step) +
+                 "): " + ec.message());
+      return false;
+    }
+    worker->set_peer_tls(&peer_client_tls_);
+    endpoint = bound;
+  }
+  own_listeners_.push_back(listener_address(endpoint));
+  peer_sources_ =
+      peer_sources(control_.get_executor(), c, config_.peers, log_, "peer object listener");
+  log_.info("peer objects listening on " + endpoint.address().to_string() + ":" +
+            std::to_string(endpoint.port()) + " (TLS)");
+  return true;
+}
+
+void Server::set_peer_sources(std::optional<AccessList> sources) {
+  asio::post(control_, [this, sources = std::move(sources)]() mutable {
+    if (!config_.cluster.tls.enabled) return;  // no object listener to guard
+    peer_sources_ = std::move(sources);
+    publish_settings();
+  });
+}
+
+// The settings with what only the running server knows: its bound listeners
+// and the interface addresses, enumerated again on each reload.
+void Server::publish_settings() {
+  auto settings = std::make_shared<Settings>(*make_settings(config_));
+  settings->own_listeners.listeners = own_listeners_;
+  settings->peer_sources = peer_sources_;
+  std::error_code ec;
+  settings->own_listeners.local_addresses = local_addresses(ec);
+  if (ec) {
+    log_.warn("cannot list the interface addresses (" + ec.message() +
+              "): wildcard listeners are guarded on loopback only");
+  }
+  shared_.settings.set(std::move(settings));
+}
+
+void Server::run() {
+  asio::signal_set stop_signals(control_, SIGTERM, SIGINT);
+  asio::signal_set hup(control_, SIGHUP);
+  asio::signal_set usr1(control_, SIGUSR1);
+  bool stopping = false;
+  stop_signals.async_wait([&](error_code ec, int signal) {
+    if (ec) return;
+    log_.info(std::string("received ") + (signal == SIGTERM ? "SIGTERM" : "SIGINT") + ": draining");
+    stopping = true;
+    hup.cancel();
+    usr1.cancel();
+  });
+  std::function<void(error_code, int)> on_hup = [&](error_code ec, int) {
+    if (ec) return;
+    reload();
+    hup.async_wait(on_hup);
+  };
+  std::function<void(error_code, int)> on_usr1 = [&](error_code ec, int) {
+    if (ec) return;
+    if (auto e = log_.reopen()) log_.error("reopening the error log: " + e.message());
+    if (auto e = access_log_.reopen()) log_.error("reopening the access log: " + e.message());
+    log_.info("logs reopened");
+    usr1.async_wait(on_usr1);
+  };
+  hup.async_wait(on_hup);
+  usr1.async_wait(on_usr1);
+  // run_daemon blocked these signals before start(). Unblocking them only now
+  // keeps one sent during startup pending until a handler is here to take it;
+  // before, it could arrive with the default action and kill the process.
+  sigset_t signals;
+  sigemptyset(&signals);
+  for (int s : {SIGTERM, SIGINT, SIGHUP, SIGUSR1}) sigaddset(&signals, s);
+  pthread_sigmask(SIG_UNBLOCK, &signals, nullptr);
+  while (!stopping) control_.run_one();
+  drain_and_stop();
+}
+
+void Server::drain_and_stop() {
+  shared_.draining = true;
+  for (auto& worker : workers_) worker->begin_drain();
+  const auto deadline = std::chrono::steady_clock::now() + config_.limits.drain_timeout_ms;
+  while (shared_.connections.load() > 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  const auto left = shared_.connections.load();
+  if (left > 0) log_.warn(std::to_string(left) + " connections still open at the drain deadline");
+  if (admin_) admin_->stop();
+  for (auto& worker : workers_) worker->stop();
+  log_.info("stopped");
+}
+
+void Server::reload() {
+  if (config_path_.empty()) {
+    log_.warn("SIGHUP: running on the embedded default config; nothing to reload");
+    return;
+  }
+  config::Config next;
+  try {
+    next = config::load_config_file(config_path_);
+  } catch (const std::exception& e) {
+    log_.error(std::string("SIGHUP: config not reloaded: ") + e.what());
+    return;
+  }
+  const auto restart = config::restart_required_changes(config_, next);
+  config_ = apply_live(config_, next);
+  publish_settings();
+  log_.set_level(to_log_level(config_.log.level));
+  if (reload_hook_) reload_hook_(config_);
+  access_log_.set_format(config_.log.access_format);
+  for (auto& worker : workers_) worker->set_upstream_timeouts(upstream_timeouts(config_.limits));
+  log_.info("SIGHUP: reloaded access rules, limits and log settings" +
+            (restart.empty() ? std::string() : "; needs a restart to apply: " + join(restart)));
+}
+
+}  // namespace sumcache::daemon

@@ -1,0 +1,71 @@
+#pragma once
+// The running daemon: the workers with their listeners, the shared state they
+// serve from, and the control loop on the main thread that handles signals:
+// SIGTERM/SIGINT drain in-flight requests (bounded by limits.drain_timeout_ms)
+// and exit 0; SIGHUP reloads what can change live; SIGUSR1 reopens the logs.
+
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "config/config.h"
+#include "daemon/admin/admin_server.h"
+#include "daemon/exchange/proxy_context.h"
+#include "daemon/session/worker.h"
+
+namespace sumcache::daemon {
+
+class Server {
+ public:
+  Server(config::Config config, std::filesystem::path config_path, Logger& log,
+         AccessLog& access_log, CacheService* cache);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Binds every listener; a failure names the address and step, and nothing runs.
+  bool start();
+  // Blocks until a stop signal has drained the workers. Unblocks SIGTERM,
+  // SIGINT, SIGHUP and SIGUSR1 in the calling thread once its handlers exist.
+  void run();
+  const std::vector<tcp::endpoint>& proxy_endpoints() const { return endpoints_; }
+  ProxyShared& shared() { return shared_; }
+  // Called on the control thread after a SIGHUP applied a new config.
+  // Any thread: who may connect to the peer object listener now (live membership).
+  void set_peer_sources(std::optional<AccessList> sources);
+  void on_reload(std::function<void(const config::Config&)> hook) {
+    reload_hook_ = std::move(hook);
+  }
+
+ private:
+  void reload();
+  void drain_and_stop();
+  bool start_admin();
+  // With cluster.tls: the peer object listener on every worker, and the trust
+  // store the workers' pools check peers' object listeners with.
+  bool start_peer_objects();
+  void publish_settings();
+
+  config::Config config_;
+  std::filesystem::path config_path_;
+  Logger& log_;
+  AccessLog& access_log_;
+  asio::ssl::context tls_{asio::ssl::context::tls_client};
+  asio::ssl::context peer_server_tls_{asio::ssl::context::tls_server};
+  asio::ssl::context peer_client_tls_{asio::ssl::context::tls_client};
+  std::optional<AccessList> peer_sources_;
+  ProxyShared shared_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  std::vector<tcp::endpoint> endpoints_;
+  std::vector<ListenerAddress> own_listeners_;  // refused as upstream destinations
+  std::unique_ptr<AdminServer> admin_;          // null when admin.enabled is false
+  asio::io_context control_;
+  std::function<void(const config::Config&)> reload_hook_;
+};
+
+std::shared_ptr<const Settings> make_settings(const config::Config& config);
+UpstreamTimeouts upstream_timeouts(const config::LimitsConfig& limits);
+
+}  // namespace sumcache::daemon

@@ -1,0 +1,65 @@
+#include "daemon/exchange/destination_guard.h"
+
+namespace sumcache::daemon {
+namespace {
+
+// Boost's error_category has a public non-virtual destructor; a category is
+// a static object never deleted through its base, as Asio's own are.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wnon-virtual-dtor"
+class DestinationCategory : public boost::system::error_category {
+ public:
+  const char* name() const noexcept override { return "destination"; }
+  std::string message(int value) const override {
+    switch (static_cast<DestinationErrc>(value)) {
+      case DestinationErrc::own_listener:
+        return "destination is this proxy's own listener";
+      case DestinationErrc::denied:
+        return "destination is in access.deny_destinations";
+    }
+    return "destination refused";
+  }
+};
+#pragma GCC diagnostic pop
+
+Ip6Bytes ip6_bytes(const asio::ip::address& address) {
+  const asio::ip::address_v6 v6 =
+      address.is_v4() ? asio::ip::make_address_v6(asio::ip::v4_mapped, address.to_v4())
+                      : address.to_v6();
+  return v6.to_bytes();
+}
+
+void log_refusal(ProxyShared& shared, const Origin& origin, const tcp::endpoint& endpoint,
+                 DestinationErrc why) {
+  const auto held = shared.refused_destination_log.admit(LogLimiter::Clock::now());
+  if (!held) return;
+  std::string line = "refused upstream connect to " + origin.pool_key() + " (" +
+                     endpoint.address().to_string() + " port " + std::to_string(endpoint.port()) +
+                     "): " + make_error_code(why).message();
+  if (*held > 0) line += " (" + std::to_string(*held) + " more refused since the last line)";
+  shared.log.warn(line);
+}
+
+}  // namespace
+
+const boost::system::error_category& destination_category() noexcept {
+  static const DestinationCategory category;
+  return category;
+}
+
+UpstreamPool::EndpointCheck destination_check(ProxyShared& shared) {
+  return [&shared](const Origin& origin, const tcp::endpoint& endpoint) -> error_code {
+    const auto settings = shared.settings.get();
+    const auto verdict = check_destination(ip6_bytes(endpoint.address()), endpoint.port(),
+                                           settings->own_listeners, settings->deny_destinations);
+    if (verdict == DestinationVerdict::allowed) return {};
+    const auto why = verdict == DestinationVerdict::own_listener ? DestinationErrc::own_listener
+                                                                 : DestinationErrc::denied;
+    shared.stats.refused_destinations[static_cast<std::size_t>(why) - 1].fetch_add(
+        1, std::memory_order_relaxed);
+    log_refusal(shared, origin, endpoint, why);
+    return make_error_code(why);
+  };
+}
+
+}  // namespace sumcache::daemon

@@ -1,0 +1,97 @@
+#pragma once
+// What a proxy session can reach: the process-wide shared state (config
+// snapshot, logs, store, collapsed-forwarding table, counters) and its own
+// worker's state (upstream pool, TLS context). No globals: the Server owns all.
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+
+#include "config/config.h"
+#include "daemon/observe/request_metrics.h"
+#include "daemon/log/access_log.h"
+#include "daemon/log/log_limiter.h"
+#include "daemon/log/logger.h"
+#include "daemon/net/cidr.h"
+#include "daemon/net/destination_policy.h"
+#include "daemon/peer/listener_refusals.h"
+#include "daemon/peer/peer_status.h"
+#include "daemon/exchange/client_connection.h"
+#include "daemon/observe/proxy_stats.h"
+#include "daemon/exchange/upstream_pool.h"
+
+namespace sumcache::daemon {
+
+class CacheService;
+
+// Everything SIGHUP may replace, swapped as one immutable snapshot.
+struct Settings {
+  config::Config config;
+  AccessList clients;
+  AccessList admin_clients;  // admin.allow: the admin listener and the PURGE method
+  std::string via;  // our Via member, "1.1 <node-id>"
+  AccessList deny_destinations;  // access.deny_destinations
+  OwnListeners own_listeners;    // filled by the Server once its listeners are bound
+  // Who may connect to the peer object listener: cluster.peer_allow, or the
+  // peers' addresses; nullopt accepts any (a peer's name did not resolve).
+  std::optional<AccessList> peer_sources;
+};
+
+class SettingsHolder {
+ public:
+  explicit SettingsHolder(std::shared_ptr<const Settings> s) : current_(std::move(s)) {}
+  std::shared_ptr<const Settings> get() const {
+    std::lock_guard lock(mutex_);
+    return current_;
+  }
+  void set(std::shared_ptr<const Settings> s) {
+    std::lock_guard lock(mutex_);
+    current_ = std::move(s);
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::shared_ptr<const Settings> current_;
+};
+
+struct ProxyShared {
+  ProxyShared(std::shared_ptr<const Settings> s, Logger& l, AccessLog& a, CacheService* c)
+      : settings(std::move(s)), log(l), access_log(a), cache(c) {}
+
+  SettingsHolder settings;
+  Logger& log;
+  AccessLog& access_log;
+  CacheService* cache;  // null when nothing is cached
+  ProxyStats stats;
+  LogLimiter truncated_log;  // bodies cut short upstream (response_relay.cc)
+  std::atomic<bool> draining{false};
+  std::atomic<std::uint32_t> connections{0};
+  RequestMetrics metrics;  // what the admin endpoint adds to `stats`
+  LogLimiter peer_auth_log;  // refused peer requests: a line per second at most
+  LogLimiter framing_log;  // requests refused for their framing: one line per second
+  LogLimiter peer_object_log;  // refusals on the peer object listener
+  LogLimiter owner_fallback_log;  // owner fetches that went to the origin
+  // The peer table for GET /peers; empty: no peers. Set before Server::start.
+  std::function<PeerStatusList()> peer_status;
+  // The peer listener's refusals by reason (summary mode); empty: no listener.
+  std::function<RefusalCounts()> peer_listener_refusals;
+  std::atomic<bool> listening{false};  // every proxy listener is accepting
+  // Degraded paths, each logged once a second at most with the count held back.
+  LogLimiter refused_destination_log;
+  LogLimiter bad_gateway_log;      // upstream failures answered with 502
+  LogLimiter gateway_timeout_log;  // and with 504
+  const std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+};
+
+struct WorkerContext {
+  ProxyShared& shared;
+  asio::any_io_executor executor;
+  UpstreamPool& pool;
+  std::string tls_server_name;  // reverse mode: SNI and verified name for the origin
+  IdleConnections idle;  // waiting for a request: closed at once on drain
+};
+
+}  // namespace sumcache::daemon

@@ -1,0 +1,43 @@
+#pragma once
+// Where a request goes: a pure decision from the mode, the config and the
+// request line, so that it is unit-tested without sockets.
+//   forward: absolute-form http(s) targets (RFC 9112 §3.2.2) to their own
+//            origin; CONNECT (authority-form) to allowed ports only.
+//   reverse: every request to the configured origin; the cache key from the
+//            Host header (or an absolute-form target) and the listener scheme.
+
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "config/config.h"
+#include "daemon/http/cache_key.h"
+#include "daemon/exchange/origin.h"
+
+namespace sumcache::daemon {
+
+enum class RouteKind { fetch, tunnel };
+
+struct Route {
+  RouteKind kind = RouteKind::fetch;
+  Origin upstream;              // where to connect
+  std::string upstream_target;  // origin-form target sent upstream
+  std::string host_header;      // Host sent upstream
+  EffectiveUri uri;             // the request's target URI
+  std::string cache_key;        // cache_key(uri)
+};
+
+struct RouteRefusal {
+  unsigned status = 400;  // 400, 403 or 405
+  std::string reason;
+};
+
+std::variant<Route, RouteRefusal> route_request(const config::Config& config,
+                                                std::string_view method,
+                                                std::string_view target,
+                                                std::optional<std::string_view> host);
+
+// "/path?query" of a URI: what an origin receives.
+std::string origin_form(const EffectiveUri& uri);
+
+}  // namespace sumcache::daemon

@@ -1,0 +1,153 @@
+#include "daemon/exchange/response_relay.h"
+
+#include <span>
+#include <utility>
+
+#include "daemon/log/log_limiter.h"
+#include "daemon/exchange/head_writer.h"
+
+namespace sumcache::daemon {
+namespace {
+
+// The one body buffer of a relay: what upstream sent is copied here and
+// written to the client before the next read, so a relay never holds more.
+constexpr std::size_t kRelayChunk = 64 * 1024;
+
+// Reads whatever part of the body upstream has sent, without waiting for
+// `chunk` to fill: at least one byte unless the body ended or the read
+// failed. A byte that has come is never held back for the next one, so
+// server-sent events and long polls reach the client when they are sent.
+template <class Stream>
+awaitable<std::pair<error_code, std::size_t>> read_available(Stream& up, UpstreamResponse& upstream,
+                                                             std::span<char> chunk,
+                                                             std::chrono::milliseconds timeout) {
+  auto& parser = *upstream.parser;
+  auto& body = parser.get().body();
+  std::size_t got = 0;
+  // Each round consumes input or fails (a timeout at the latest): a chunk
+  // header or trailer without data returns no byte and reads again.
+  while (got == 0 && !parser.is_done()) {
+    body.data = chunk.data();
+    body.size = chunk.size();
+    upstream.connection->expires_after(timeout);
+    auto [ec, n] = co_await http::async_read_some(up, upstream.buffer, parser, use_nothrow);
+    got = chunk.size() - body.size;
+    if (ec && ec != http::error::need_buffer) co_return std::pair{upstream_read_error(ec), got};
+  }
+  co_return std::pair{error_code{}, got};
+}
+
+// Keeps the copy for the store while it fits, and hands it over once the
+// body is complete (never for a body cut short).
+void capture_piece(BodyCapture& capture, const char* data, std::size_t size, bool done) {
+  if (!capture.active) return;
+  if (capture.data.size() + size > capture.limit) {
+    capture.active = false;
+    std::string().swap(capture.data);
+    return;
+  }
+  capture.data.append(data, size);
+  if (done && capture.on_complete) {
+    capture.on_complete(capture.data);
+    capture.active = false;
+  }
+}
+
+// How a relay ended: `upstream` tells an upstream failure (closed or stalled
+// mid-body) from the client's.
+struct RelayEnd {
+  error_code ec;
+  bool upstream = false;
+  std::uint64_t body_bytes = 0;  // relayed to the client
+};
+
+template <class Stream>
+awaitable<RelayEnd> relay_body(Stream& up, ClientConnection& client, UpstreamResponse& upstream,
+                               const config::LimitsConfig& limits, BodyCapture& capture) {
+  auto& parser = *upstream.parser;
+  auto& msg = parser.get();
+  http::response_serializer<http::buffer_body> sr{msg};
+  msg.body().data = nullptr;
+  msg.body().more = !parser.is_done();
+  capture_piece(capture, nullptr, 0, parser.is_done());
+  client.stream.expires_after(limits.upstream_io_timeout_ms);
+  auto [hec, hn] = co_await http::async_write_header(client.stream, sr, use_nothrow);
+  if (hec) co_return RelayEnd{hec};
+  client.bytes_out += hn;
+  std::vector<char> chunk(parser.is_done() ? 0 : kRelayChunk);
+  // Beast reads at most the buffer's free capacity (512 bytes after a small
+  // head): with room for a whole chunk, a fast origin's body comes in reads,
+  // and goes out in writes, of up to 64 KiB rather than 512 bytes.
+  if (!parser.is_done()) upstream.buffer.reserve(kRelayChunk);
+  RelayEnd end;
+  while (!sr.is_done()) {
+    error_code read_ec;
+    std::size_t got = 0;
+    if (!parser.is_done()) {
+      std::tie(read_ec, got) =
+          co_await read_available(up, upstream, chunk, limits.upstream_io_timeout_ms);
+      capture_piece(capture, chunk.data(), got, parser.is_done());
+    }
+    msg.body().data = got > 0 ? chunk.data() : nullptr;
+    msg.body().size = got;
+    msg.body().more = !parser.is_done();
+    // What came before a failure still goes to the client; the caller then
+    // closes the connection without the final chunk (or short of the
+    // Content-Length), so the client sees the truncation (RFC 9112 §8).
+    if (got > 0 || !msg.body().more) {
+      client.stream.expires_after(limits.upstream_io_timeout_ms);
+      auto [ec, n] = co_await http::async_write(client.stream, sr, use_nothrow);
+      client.bytes_out += n;
+      if (ec && ec != http::error::need_buffer) co_return RelayEnd{ec, false, end.body_bytes};
+      end.body_bytes += got;
+    }
+    if (read_ec) co_return RelayEnd{read_ec, true, end.body_bytes};
+  }
+  co_return end;
+}
+
+// A body cut short upstream is a degraded path: counted, and logged at most
+// once a second with the count of those not logged.
+void note_cut_body(WorkerContext& worker, const UpstreamResponse& upstream, std::string_view url,
+                   const RelayEnd& end) {
+  auto& shared = worker.shared;
+  shared.stats.upstream_truncated.fetch_add(1, std::memory_order_relaxed);
+  shared.stats.count_line_too_long(end.ec);
+  const auto held_back = shared.truncated_log.admit(LogLimiter::Clock::now());
+  if (!held_back) return;
+  shared.log.warn(
+      "upstream " + upstream.connection->origin().pool_key() + " ended the body of " +
+      std::string(url) + " after " + std::to_string(end.body_bytes) +
+      " bytes: " + end.ec.message() + "; the client's connection was closed" +
+      (*held_back > 0 ? " (" + std::to_string(*held_back) + " more since the last)" : ""));
+}
+
+}  // namespace
+
+void prepare_client_head(http::response<http::buffer_body>& msg, const ClientConnection& client,
+                         unsigned client_version, bool head_method, std::string_view via,
+                         std::string_view x_cache) {
+  const bool chunked = msg.chunked();
+  const bool has_length = msg.has_content_length();
+  strip_hop_by_hop(msg.base());
+  append_via(msg.base(), via);
+  msg.set("X-Cache", x_cache);
+  msg.version(client_version == 10 ? 10 : 11);
+  // A body without a length is chunked for HTTP/1.1 clients; HTTP/1.0 ones
+  // read it until the connection closes (RFC 9112 §6.3).
+  const bool body_expected = !head_method && msg.result_int() != 204 && msg.result_int() != 304;
+  if ((chunked || !has_length) && body_expected && client_version != 10) msg.chunked(true);
+  const bool delimited_by_close = body_expected && !has_length && client_version == 10;
+  msg.keep_alive(client.keep_alive && !delimited_by_close);
+}
+
+awaitable<error_code> relay_response(WorkerContext& worker, ClientConnection& client,
+                                     UpstreamResponse& upstream, const config::LimitsConfig& limits,
+                                     BodyCapture& capture, std::string_view url) {
+  const RelayEnd end = co_await upstream.connection->visit(
+      [&](auto& stream) { return relay_body(stream, client, upstream, limits, capture); });
+  if (end.ec && end.upstream) note_cut_body(worker, upstream, url, end);
+  co_return end.ec;
+}
+
+}  // namespace sumcache::daemon

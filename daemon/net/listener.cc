@@ -1,0 +1,28 @@
+#include "daemon/net/listener.h"
+
+#include <sys/socket.h>
+
+namespace sumcache::daemon {
+
+error_code open_acceptor(tcp::acceptor& acceptor, const tcp::endpoint& endpoint, bool reuse_port,
+                         std::string& failed_step) {
+  error_code ec;
+  acceptor.open(endpoint.protocol(), ec);
+  if (ec) return failed_step = "socket", ec;
+  acceptor.set_option(asio::socket_base::reuse_address(true), ec);
+  if (ec) return failed_step = "SO_REUSEADDR", ec;
+  if (reuse_port) {
+    const int one = 1;
+    if (::setsockopt(acceptor.native_handle(), SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) != 0) {
+      failed_step = "SO_REUSEPORT";
+      return error_code(errno, boost::system::system_category());
+    }
+  }
+  acceptor.bind(endpoint, ec);
+  if (ec) return failed_step = "bind", ec;
+  acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) return failed_step = "listen", ec;
+  return {};
+}
+
+}  // namespace sumcache::daemon

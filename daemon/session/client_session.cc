@@ -1,0 +1,389 @@
+#include "daemon/session/client_session.h"
+
+#include <array>
+
+#include "daemon/session/proxy_purge.h"
+#include "daemon/cache/cache_service.h"
+#include "daemon/http/hop_by_hop.h"
+#include "daemon/http/message_framing.h"
+#include "daemon/exchange/client_connection.h"
+#include "daemon/exchange/forward_flow.h"
+#include "daemon/exchange/header_convert.h"
+#include "daemon/session/peer_gate.h"
+#include "daemon/exchange/request_route.h"
+#include "daemon/session/tunnel.h"
+
+namespace sumcache::daemon {
+namespace {
+
+constexpr int kClientSendBuffer = 1 << 20;
+// Room in the read buffer beyond a full head: for what one read brings past
+// it, and for one chunk line or trailer section while a body streams.
+constexpr std::size_t kReadBufferSlack = 64 * 1024;
+
+struct ConnectionCount {
+  explicit ConnectionCount(std::atomic<std::uint32_t>& n) : n_(n) {}
+  ~ConnectionCount() { n_.fetch_sub(1, std::memory_order_relaxed); }
+  ConnectionCount(const ConnectionCount&) = delete;
+  ConnectionCount& operator=(const ConnectionCount&) = delete;
+  std::atomic<std::uint32_t>& n_;
+};
+
+// The address as the allow-lists hold it: IPv4 mapped into IPv6. From the
+// bytes, not the text, which may carry an IPv6 scope ("%eth0").
+Ip6Bytes ip6_bytes(const asio::ip::address& address) {
+  const asio::ip::address_v6 v6 =
+      address.is_v4() ? asio::ip::make_address_v6(asio::ip::v4_mapped, address.to_v4())
+                      : address.to_v6();
+  return v6.to_bytes();
+}
+
+// The last response is written and the client may still be sending (a body
+// the proxy refused): closing with unread bytes makes the kernel send RST,
+// which can destroy that response before the client reads it. So the write
+// side is shut and input is discarded for a short, bounded while first, as
+// nginx's lingering_close does.
+awaitable<void> close_lingering(ClientConnection& client) {
+  constexpr auto kLingerTime = std::chrono::seconds(2);
+  constexpr std::size_t kLingerBytes = 1024 * 1024;
+  error_code ec;
+  client.stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+  if (ec) co_return;
+  client.stream.expires_after(kLingerTime);
+  std::array<char, 16 * 1024> sink;
+  for (std::size_t discarded = 0; discarded < kLingerBytes;) {
+    auto [rec, n] = co_await client.stream.async_read_some(asio::buffer(sink), use_nothrow);
+    if (rec) break;
+    discarded += n;
+  }
+}
+
+// Waits for the first byte of the next request under the idle timeout. The
+// connection sits in the worker's idle set meanwhile, so a drain can close it.
+awaitable<bool> wait_for_request(WorkerContext& worker, ClientConnection& client,
+                                 std::chrono::milliseconds idle) {
+  if (client.buffer.size() > 0) co_return true;
+  worker.idle.push_back(client);
+  client.stream.expires_after(idle);
+  auto [ec, n] = co_await client.stream.async_read_some(client.buffer.prepare(4096), use_nothrow);
+  client.unlink();
+  if (ec || n == 0) co_return false;
+  client.buffer.commit(n);
+  co_return true;
+}
+
+// Reads a request head within `timeout`. A tcp_stream deadline would close
+// the socket when it expires, leaving no way to send the 408 (RFC 9110
+// §15.5.9); this timer only cancels the read.
+awaitable<std::tuple<error_code, std::size_t>> read_head(
+    ClientConnection& client, http::request_parser<http::buffer_body>& parser,
+    std::chrono::milliseconds timeout) {
+  // The expiry may already be queued when the head arrives: it then finds the
+  // read over (`reading` false) and touches nothing.
+  struct Race {
+    bool reading = true;
+    bool timed_out = false;
+  };
+  auto race = std::make_shared<Race>();
+  asio::steady_timer deadline(client.stream.get_executor(), timeout);
+  deadline.async_wait([race, &socket = client.stream.socket()](error_code ec) {
+    if (ec || !race->reading) return;
+    race->timed_out = true;
+    socket.cancel();
+  });
+  client.stream.expires_never();
+  auto [ec, n] =
+      co_await http::async_read_header(client.stream, client.buffer, parser, use_nothrow);
+  race->reading = false;
+  deadline.cancel();
+  if (ec && race->timed_out) ec = beast::error::timeout;
+  co_return std::tuple{ec, n};
+}
+
+// A request head that could not be read: a status saying why, or nothing
+// when the client went away.
+std::optional<std::pair<http::status, std::string>> read_failure(error_code ec) {
+  if (ec == http::error::end_of_stream || ec == http::error::partial_message ||
+      ec == asio::error::eof || ec == asio::error::connection_reset ||
+      ec == asio::error::operation_aborted) {
+    return std::nullopt;
+  }
+  if (ec == beast::error::timeout) {
+    return std::pair{http::status::request_timeout, "request head not received in time"};
+  }
+  if (ec == http::error::header_limit) {
+    return std::pair{http::status::request_header_fields_too_large,
+                     "request head exceeds limits.max_header_bytes"};
+  }
+  if (ec == http::error::body_limit) {
+    return std::pair{http::status::payload_too_large, "request body exceeds limits.max_body_bytes"};
+  }
+  if (ec.category() == http::make_error_code(http::error::bad_method).category()) {
+    return std::pair{http::status::bad_request, "malformed request: " + ec.message()};
+  }
+  return std::nullopt;
+}
+
+// Beast's own refusals that are about where the body ends.
+bool is_framing_error(error_code ec) {
+  return ec == http::error::bad_transfer_encoding || ec == http::error::bad_content_length ||
+         ec == http::error::multiple_content_length;
+}
+
+// Counts a request refused for its framing and logs it, at most one line a
+// second with the number held back, so a flood of them cannot fill the log.
+void note_framing_refusal(ProxyShared& shared, const ClientConnection& client,
+                          std::string_view reason) {
+  shared.stats.framing_refused_requests.fetch_add(1, std::memory_order_relaxed);
+  if (!shared.log.enabled(LogLevel::warn)) return;
+  const auto held_back = shared.framing_log.admit(LogLimiter::Clock::now());
+  if (!held_back) return;
+  std::string line = "refused a request from " + client.address_text + ": " + std::string(reason);
+  if (*held_back > 0) line += " (" + std::to_string(*held_back) + " more since the last line)";
+  shared.log.warn(line);
+}
+
+// A refusal on the peer object listener: counted, and logged at most once a
+// second with the number held back (a stranger probing the port cannot fill the log).
+void note_peer_object_refusal(ProxyShared& shared, PeerObjectRefusal why,
+                              const std::string& address, std::string_view what) {
+  shared.stats.count_peer_object_refusal(why);
+  if (!shared.log.enabled(LogLevel::warn)) return;
+  const auto held_back = shared.peer_object_log.admit(LogLimiter::Clock::now());
+  if (!held_back) return;
+  std::string line = "peer object listener refused " + address + ": " + std::string(what);
+  if (*held_back > 0) line += " (" + std::to_string(*held_back) + " more since the last line)";
+  shared.log.warn(line);
+}
+
+bool is_cacheable_method(http::verb method) {
+  return method == http::verb::get || method == http::verb::head;
+}
+
+// `peer`: a verified peer request, which bypassed access.allow_clients and so
+// gets what the store holds and nothing else, or for an owner fetch this
+// node's miss path without other peers (docs/peers.md).
+awaitable<unsigned> dispatch(WorkerContext& worker, const Settings& settings,
+                             ClientConnection& client,
+                             http::request_parser<http::buffer_body>& parser, AccessRecord& record,
+                             PeerScope peer) {
+  auto& req = parser.get();
+  const auto& config = settings.config;
+  const unsigned version = req.version();
+  const auto via = req[http::field::via];
+  if (!via.empty() && via_has_node({{"Via", std::string(via)}}, config.node.id)) {
+    record.result = CacheResult::error;
+    co_return co_await send_error(client, settings, http::status::loop_detected,
+                                  "forwarding loop: the request already passed " + config.node.id,
+                                  version);
+  }
+  const auto host = req[http::field::host];
+  auto routed = route_request(config, req.method_string(), req.target(),
+                              host.empty() ? std::nullopt : std::optional(host));
+  if (auto* refusal = std::get_if<RouteRefusal>(&routed)) {
+    record.result = CacheResult::error;
+    co_return co_await send_error(client, settings, static_cast<http::status>(refusal->status),
+                                  refusal->reason, version);
+  }
+  const Route& route = std::get<Route>(routed);
+  if (route.kind == RouteKind::tunnel) {
+    record.url = req.target();
+  } else {
+    record.url = route.cache_key;
+  }
+  record.hierarchy = {"DIRECT", route.upstream.host};
+  CacheService* cache = worker.shared.cache;
+  if (peer != PeerScope::none) {
+    if (cache == nullptr || route.kind == RouteKind::tunnel || !is_cacheable_method(req.method())) {
+      record.result = CacheResult::miss;
+      co_return co_await send_error(client, settings, http::status::gateway_timeout,
+                                    "only-if-cached: not in this cache", version);
+    }
+    co_return co_await cache->serve(worker, settings, client, parser, route, record, peer);
+  }
+  if (req.method() == http::verb::purge) {
+    co_return co_await serve_purge_method(worker, settings, client, route, version, record,
+                                          req[config.cache.tag_header]);
+  }
+  if (route.kind == RouteKind::tunnel) {
+    record.result = CacheResult::tunnel;
+    co_return co_await run_tunnel(worker, settings, client, route);
+  }
+  if (cache != nullptr && is_cacheable_method(req.method())) {
+    co_return co_await cache->serve(worker, settings, client, parser, route, record);
+  }
+  record.result = CacheResult::pass;
+  std::function<void(const ForwardResult&)> invalidate;
+  if (cache != nullptr) {
+    invalidate = [cache, &req, &route](const ForwardResult& result) {
+      cache->invalidate_after_unsafe(req.method_string(), route, result);
+    };
+  }
+  const ForwardResult result =
+      co_await forward_request(worker, settings, client, parser, route, invalidate);
+  co_return result.status;
+}
+
+void fill_record(AccessRecord& record, const ClientConnection& client,
+                 const http::request_header<>& req) {
+  record.client = client.address_text;
+  record.method = std::string(req.method_string());
+  record.url = std::string(req.target());
+  record.version = req.version();
+  record.user_agent = std::string(req[http::field::user_agent]);
+  record.referer = std::string(req[http::field::referer]);
+}
+
+// Who the client is, and the socket options every client connection gets.
+bool prepare(ClientConnection& client) {
+  error_code ec;
+  const auto peer = client.stream.socket().remote_endpoint(ec);
+  if (ec) return false;
+  client.address_text = peer.address().to_string();
+  client.address = ip6_bytes(peer.address());
+  client.stream.socket().set_option(tcp::no_delay(true), ec);
+  // The kernel starts a send buffer at 16 KiB (tcp_wmem) and grows it slowly:
+  // a 256 KiB hit then takes many writev rounds through epoll. nginx's
+  // listen sndbuf= does the same.
+  client.stream.socket().set_option(asio::socket_base::send_buffer_size(kClientSendBuffer), ec);
+  return true;
+}
+
+// Requests one at a time until the connection ends. `peers_only`: the peer
+// object listener, where anything but a verified peer request gets 403.
+awaitable<void> serve_requests(WorkerContext& worker, ClientConnection& client, bool peers_only) {
+  ProxyShared& shared = worker.shared;
+  error_code ec;
+  bool closed_by_answer = false;  // a response said Connection: close
+  while (client.keep_alive && !shared.draining.load(std::memory_order_relaxed)) {
+    const auto settings = shared.settings.get();
+    const auto& limits = settings->config.limits;
+    // Beast's parser holds a chunk line (extensions included) or a trailer
+    // section whole in this buffer with no limit of its own: an endless chunk
+    // extension would grow it without bound. A full buffer fails the read (400).
+    client.buffer.max_size(limits.max_header_bytes + kReadBufferSlack);
+    if (!co_await wait_for_request(worker, client, limits.client_idle_timeout_ms)) break;
+    AccessRecord record;
+    record.start = std::chrono::system_clock::now();
+    const auto started = std::chrono::steady_clock::now();
+    const std::uint64_t bytes_before = client.bytes_out;
+    http::request_parser<http::buffer_body> parser;
+    parser.header_limit(static_cast<std::uint32_t>(limits.max_header_bytes));
+    parser.body_limit(limits.max_body_bytes);
+    auto [rec, n] = co_await read_head(client, parser, limits.client_request_timeout_ms);
+    unsigned status = 0;
+    if (rec) {
+      auto failure = read_failure(rec);
+      if (!failure) break;
+      client.keep_alive = false;
+      record.client = client.address_text;
+      record.method = "-";
+      record.url = "-";
+      record.result = CacheResult::error;
+      if (is_framing_error(rec)) note_framing_refusal(shared, client, failure->second);
+      status = co_await send_error(client, *settings, failure->first, failure->second, 11);
+    } else {
+      shared.stats.requests.fetch_add(1, std::memory_order_relaxed);
+      shared.stats.bytes_in.fetch_add(n, std::memory_order_relaxed);
+      fill_record(record, client, parser.get());
+      client.keep_alive = parser.get().keep_alive() && !shared.draining.load();
+      // Where the body ends is decided here, before dispatch reads any of it:
+      // a message whose framing is ambiguous would let its body be taken for
+      // the next request (RFC 9112 §6.3, §11.2). The connection then closes.
+      const auto framing =
+          request_framing(parser.get().version(), framing_fields(parser.get().base()));
+      // Before the allow-list: only a verified peer may pass without a place in it.
+      const PeerRequestCheck peer_check = check_peer_headers(
+          *settings, parser.get(), shared.cache != nullptr ? shared.cache->peers() : nullptr);
+      const bool verified_peer = peer_check.kind == PeerRequestKind::verified_peer;
+      if (const auto* refusal = std::get_if<FramingRefusal>(&framing)) {
+        client.keep_alive = false;
+        record.result = CacheResult::error;
+        const std::string reason = make_error_code(refusal->reason).message();
+        note_framing_refusal(shared, client, reason);
+        status = co_await send_error(client, *settings, static_cast<http::status>(refusal->status),
+                                     "malformed request: " + reason, parser.get().version());
+      } else if (peer_check.kind == PeerRequestKind::refused) {
+        client.keep_alive = false;
+        record.result = CacheResult::error;
+        status = co_await refuse_peer_request(worker, *settings, client, peer_check,
+                                              parser.get().version());
+      } else if (peers_only && !verified_peer) {
+        client.keep_alive = false;
+        record.result = CacheResult::error;
+        note_peer_object_refusal(shared, PeerObjectRefusal::not_peer, client.address_text,
+                                 "a request that is not a verified peer's");
+        status = co_await send_error(client, *settings, http::status::forbidden,
+                                     "this port serves verified peer requests only",
+                                     parser.get().version());
+      } else if (!verified_peer && !settings->clients.allows(client.address)) {
+        client.keep_alive = false;
+        record.result = CacheResult::error;
+        status = co_await send_error(client, *settings, http::status::forbidden,
+                                     "client " + client.address_text + " is not allowed",
+                                     parser.get().version());
+      } else {
+        const PeerScope scope = !verified_peer           ? PeerScope::none
+                                : peer_check.owner_fetch ? PeerScope::owner_fetch
+                                                         : PeerScope::store_only;
+        status = co_await dispatch(worker, *settings, client, parser, record, scope);
+      }
+      // An unread request body leaves no way to find the next request.
+      if (!parser.is_done()) client.keep_alive = false;
+      if (parser.is_done() && parser.content_length()) {
+        shared.stats.bytes_in.fetch_add(*parser.content_length(), std::memory_order_relaxed);
+      }
+    }
+    record.status = status;
+    record.bytes = client.bytes_out - bytes_before;
+    record.elapsed = std::chrono::duration_cast<std::chrono::microseconds>(
+        std::chrono::steady_clock::now() - started);
+    shared.stats.count(record.result, status);
+    shared.metrics.record(record);
+    shared.stats.bytes_out.fetch_add(record.bytes, std::memory_order_relaxed);
+    shared.access_log.write(record);
+    closed_by_answer = !client.keep_alive;
+  }
+  if (closed_by_answer) {
+    co_await close_lingering(client);
+  } else {
+    client.stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+  }
+}
+
+}  // namespace
+
+awaitable<void> serve_client(WorkerContext& worker, tcp::socket socket) {
+  ConnectionCount count(worker.shared.connections);
+  ClientConnection client{ClientStream(std::move(socket))};
+  if (!prepare(client)) co_return;
+  co_await serve_requests(worker, client, false);
+}
+
+awaitable<void> serve_peer_objects(WorkerContext& worker, tcp::socket socket,
+                                   asio::ssl::context& tls) {
+  ProxyShared& shared = worker.shared;
+  ConnectionCount count(shared.connections);
+  ClientConnection client{ClientStream(ClientStream::Tls(std::move(socket), tls))};
+  if (!prepare(client)) co_return;
+  const auto settings = shared.settings.get();
+  if (settings->peer_sources && !settings->peer_sources->allows(client.address)) {
+    note_peer_object_refusal(shared, PeerObjectRefusal::address, client.address_text,
+                             "not a peer's address");
+    co_return;
+  }
+  // The handshake is bounded like the peer listener's head: a peer that
+  // cannot finish it in time is not one this node waits for.
+  client.stream.expires_after(settings->config.cluster.peer_head_timeout_ms);
+  auto [ec] =
+      co_await client.stream.tls()->async_handshake(asio::ssl::stream_base::server, use_nothrow);
+  if (ec) {
+    note_peer_object_refusal(shared, PeerObjectRefusal::handshake, client.address_text,
+                             "TLS handshake: " + ec.message());
+    co_return;
+  }
+  shared.stats.peer_object_connections.fetch_add(1, std::memory_order_relaxed);
+  co_await serve_requests(worker, client, true);
+}
+
+}  // namespace sumcache::daemon

@@ -1,0 +1,18 @@
+#pragma once
+// Serves one client connection: reads requests one at a time (pipelined ones
+// wait in the buffer and are answered in order), enforces the limits with a
+// clear status (400, 408, 413, 431), checks access, and hands each request to
+// the tunnel, the cache or the plain forwarder.
+
+#include "daemon/exchange/proxy_context.h"
+
+namespace sumcache::daemon {
+
+awaitable<void> serve_client(WorkerContext& worker, tcp::socket socket);
+// A connection to the peer object listener: the TLS handshake with the cluster
+// certificate, then the same session serving verified peer requests only
+// (docs/peers.md, "TLS for object requests").
+awaitable<void> serve_peer_objects(WorkerContext& worker, tcp::socket socket,
+                                   asio::ssl::context& tls);
+
+}  // namespace sumcache::daemon

@@ -1,0 +1,59 @@
+#pragma once
+// A worker thread: its own io_context, its own SO_REUSEPORT acceptor on every
+// proxy listener, and its own upstream pool. Connections stay on the thread
+// that accepted them; nothing on the data path takes a cross-thread lock.
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "daemon/exchange/proxy_context.h"
+
+namespace sumcache::daemon {
+
+class Worker {
+ public:
+  Worker(ProxyShared& shared, asio::ssl::context& tls, std::string tls_server_name,
+         const UpstreamTimeouts& timeouts);
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+  ~Worker();
+
+  // Binds to `endpoint` (port 0 takes the kernel's choice); returns the bound
+  // endpoint. With `peer_objects`, the peer object listener speaking TLS with it.
+  error_code listen(const tcp::endpoint& endpoint, tcp::endpoint& bound, std::string& failed_step,
+                    asio::ssl::context* peer_objects = nullptr);
+  // Before start: the trust store for peers' object listeners (cluster.tls).
+  void set_peer_tls(asio::ssl::context* tls) { pool_.set_peer_tls(tls); }
+  void start();
+  // From any thread: stop accepting and close connections that wait idle.
+  void begin_drain();
+  // From any thread: stop the loop, then join.
+  void stop();
+  // From any thread: new upstream timeouts after a reload.
+  void set_upstream_timeouts(const UpstreamTimeouts& timeouts);
+  // From another thread: the pool's figures, read on this worker's thread;
+  // nullopt when it does not answer within `timeout` (stopped or busy).
+  std::optional<UpstreamPoolStats> upstream_stats(std::chrono::milliseconds timeout);
+
+ private:
+  struct Acceptor {
+    std::unique_ptr<tcp::acceptor> acceptor;
+    asio::ssl::context* peer_objects = nullptr;
+  };
+  awaitable<void> accept_loop(Acceptor& acceptor);
+
+  asio::io_context io_{1};
+  asio::executor_work_guard<asio::io_context::executor_type> guard_;
+  UpstreamPool pool_;
+  WorkerContext context_;
+  std::vector<Acceptor> acceptors_;
+  std::thread thread_;
+};
+
+// Threads the process may run on (honours taskset and cgroup CPU masks).
+unsigned usable_cores();
+
+}  // namespace sumcache::daemon
