@@ -1,24 +1,20 @@
 // Admin endpoint costs: what every proxied request pays to be counted
-// (RequestMetrics::record, relaxed atomics shared by the workers), and what a
-// scrape costs to format once the figures are copied out.
+// (RequestMetrics::record: relaxed atomics, one set per worker), against the
+// former layout where every worker wrote one shared set, and what a scrape
+// costs to format once the figures are copied out.
 // Run: build/release/bench/admin/admin_bench --benchmark_repetitions=5
 #include <benchmark/benchmark.h>
 
+#include <array>
+
 #include "daemon/admin/metrics_text.h"
-#include "daemon/observe/request_metrics.h"
 #include "daemon/admin/stats_json.h"
+#include "daemon/observe/request_metrics.h"
 
 namespace sumcache::daemon {
 namespace {
 
-// One instance for all threads of a run, as the workers share ProxyShared's.
-RequestMetrics& shared_metrics() {
-  static RequestMetrics metrics;
-  return metrics;
-}
-
-void BM_record(benchmark::State& state) {
-  RequestMetrics& metrics = shared_metrics();
+void record_loop(benchmark::State& state, RequestMetrics& metrics) {
   AccessRecord record;
   record.status = 200;
   record.bytes = 5000;
@@ -30,7 +26,20 @@ void BM_record(benchmark::State& state) {
     metrics.record(record);
   }
 }
-BENCHMARK(BM_record)->Threads(1)->Threads(2);
+
+// One instance written by every thread: the layout before counters moved per worker.
+void BM_record_shared(benchmark::State& state) {
+  static RequestMetrics shared;
+  record_loop(state, shared);
+}
+BENCHMARK(BM_record_shared)->Threads(1)->Threads(2);
+
+// One instance per thread, as each worker now has its own (WorkerContext::metrics).
+void BM_record_per_worker(benchmark::State& state) {
+  static std::array<RequestMetrics, 2> per_worker;
+  record_loop(state, per_worker[static_cast<std::size_t>(state.thread_index()) % 2]);
+}
+BENCHMARK(BM_record_per_worker)->Threads(1)->Threads(2);
 
 StatsSnapshot busy_snapshot() {
   StatsSnapshot s;

@@ -13,6 +13,8 @@
 
 namespace sumcache::daemon {
 
+class CacheService;
+class PeerService;
 class Worker;
 
 // A session waiting on its client for a request (idle, or its head and body
@@ -27,7 +29,8 @@ using AdminWaitingList =
     boost::intrusive::list<AdminWaiting, boost::intrusive::constant_time_size<false>>;
 
 struct AdminContext {
-  AdminContext(ProxyShared& s, std::vector<Worker*> w) : shared(s), workers(std::move(w)) {}
+  AdminContext(ProxyShared& s, CacheService* c, std::vector<Worker*> w)
+      : shared(s), cache(c), workers(std::move(w)) {}
 
   // Seconds since the daemon started, on the monotonic clock: the RateWindow's time.
   std::int64_t now_seconds() const {
@@ -36,12 +39,17 @@ struct AdminContext {
         .count();
   }
 
+  // The peers, through the cache; null without a cluster.
+  PeerService* peers() const;
+
   ProxyShared& shared;
-  std::vector<Worker*> workers;  // their upstream pools, for /stats
+  CacheService* cache;  // null when nothing is cached
+  std::vector<Worker*> workers;  // their counters and upstream pools, for /stats
   RateWindow window{0};
   std::uint32_t sessions = 0;
   AdminWaitingList waiting;
   LogLimiter full_log;  // "sessions at the cap", once a second at most
+  std::uint64_t sessions_closed = 0;  // idle sessions closed to admit a new one
 };
 
 }  // namespace sumcache::daemon

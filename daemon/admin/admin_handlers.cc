@@ -36,7 +36,7 @@ AdminResponse text_response(unsigned status, std::string body) {
 }
 
 StatsSnapshot full_snapshot(AdminContext& context) {
-  StatsSnapshot s = collect_stats(context.shared, context.window, context.now_seconds());
+  StatsSnapshot s = collect_stats(context);
   for (Worker* worker : context.workers) {
     if (auto pool = worker->upstream_stats(kWorkerAnswer)) {
       s.upstream.connects += pool->connects;
@@ -51,10 +51,11 @@ StatsSnapshot full_snapshot(AdminContext& context) {
   return s;
 }
 
-AdminResponse readiness(const ProxyShared& shared) {
+AdminResponse readiness(const AdminContext& context) {
+  const ProxyShared& shared = context.shared;
   if (shared.draining.load()) return admin_error(503, "draining: the daemon is stopping");
   if (!shared.listening.load()) return admin_error(503, "the proxy listeners are not up yet");
-  if (shared.cache == nullptr) return admin_error(503, "no cache store is loaded");
+  if (context.cache == nullptr) return admin_error(503, "no cache store is loaded");
   return text_response(200, "ready\n");
 }
 
@@ -63,7 +64,7 @@ awaitable<AdminResponse> purge(AdminContext& context, const AdminRequest& reques
   std::string why;
   const auto target = parse_purge_body(request.content_type, request.body, why);
   if (!target) co_return admin_error(400, why);
-  CacheService* cache = context.shared.cache;
+  CacheService* cache = context.cache;
   CacheService::Purged purged;
   if (cache != nullptr) {
     switch (target->kind) {
@@ -97,7 +98,7 @@ awaitable<AdminResponse> purge(AdminContext& context, const AdminRequest& reques
 // the next restart or a reload that changes the same id in the file.
 awaitable<AdminResponse> change_peers(AdminContext& context, const AdminRequest& request,
                                       const AdminRoute& route) {
-  PeerService* peers = context.shared.cache != nullptr ? context.shared.cache->peers() : nullptr;
+  PeerService* peers = context.peers();
   if (peers == nullptr) {
     co_return admin_error(409, "this node runs no cluster: cluster.sharing is \"none\"");
   }
@@ -150,10 +151,8 @@ AdminResponse serve(AdminContext& context, AdminEndpoint endpoint, const Setting
     case AdminEndpoint::metrics:
       return {200, kMetricsContentType, metrics_text(full_snapshot(context)), {}};
     case AdminEndpoint::peers: {
-      auto body =
-          peers_json(context.shared.peer_status ? context.shared.peer_status() : PeerStatusList{});
-      const PeerService* peers =
-          context.shared.cache != nullptr ? context.shared.cache->peers() : nullptr;
+      const PeerService* peers = context.peers();
+      auto body = peers_json(peers != nullptr ? peers->status() : PeerStatusList{});
       if (const auto inv = peers != nullptr ? peers->invalidation_stats() : std::nullopt) {
         add_invalidations_json(body, *inv);
       }
@@ -161,11 +160,11 @@ AdminResponse serve(AdminContext& context, AdminEndpoint endpoint, const Setting
     }
     case AdminEndpoint::filter:
       return json_response(
-          200, filter_json(collect_stats(context.shared, context.window, context.now_seconds())));
+          200, filter_json(collect_stats(context)));
     case AdminEndpoint::healthz:
       return text_response(200, "ok\n");
     case AdminEndpoint::readyz:
-      return readiness(context.shared);
+      return readiness(context);
     case AdminEndpoint::config:
       return json_response(200, config::to_json(settings.config, true));
     case AdminEndpoint::purge:

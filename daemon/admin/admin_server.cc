@@ -3,6 +3,7 @@
 #include <pthread.h>
 
 #include "daemon/admin/admin_session.h"
+#include "daemon/admin/stats_collect.h"
 #include "daemon/net/listener.h"
 
 namespace sumcache::daemon {
@@ -23,10 +24,10 @@ void log_full(AdminContext& context, std::string_view outcome) {
 
 }  // namespace
 
-AdminServer::AdminServer(ProxyShared& shared, std::vector<Worker*> workers)
+AdminServer::AdminServer(ProxyShared& shared, CacheService* cache, std::vector<Worker*> workers)
     : io_(std::make_unique<asio::io_context>(1)),
       acceptor_(std::make_unique<tcp::acceptor>(*io_)),
-      context_(shared, std::move(workers)) {}
+      context_(shared, cache, std::move(workers)) {}
 
 AdminServer::~AdminServer() {
   stop();
@@ -79,7 +80,7 @@ awaitable<void> AdminServer::accept_loop() {
       AdminWaiting& oldest = context_.waiting.front();
       oldest.unlink();
       oldest.stream.cancel();
-      context_.shared.stats.admin_sessions_closed.fetch_add(1, std::memory_order_relaxed);
+      ++context_.sessions_closed;
       log_full(context_, "closed the one idle longest to admit a new connection");
     }
     asio::co_spawn(*io_, serve_admin_client(context_, std::move(socket)), asio::detached);
@@ -91,8 +92,7 @@ awaitable<void> AdminServer::sample_loop() {
   asio::steady_timer timer(*io_);
   auto next = std::chrono::steady_clock::now();
   for (;;) {
-    context_.window.sample(context_.now_seconds(),
-                           window_totals(context_.shared.stats, context_.shared.metrics));
+    context_.window.sample(context_.now_seconds(), summed_window_totals(context_.workers));
     next += std::chrono::seconds(1);
     timer.expires_at(next);
     auto [ec] = co_await timer.async_wait(use_nothrow);

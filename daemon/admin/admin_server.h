@@ -15,7 +15,7 @@ namespace sumcache::daemon {
 
 class AdminServer {
  public:
-  AdminServer(ProxyShared& shared, std::vector<Worker*> workers);
+  AdminServer(ProxyShared& shared, CacheService* cache, std::vector<Worker*> workers);
   ~AdminServer();
   AdminServer(const AdminServer&) = delete;
   AdminServer& operator=(const AdminServer&) = delete;

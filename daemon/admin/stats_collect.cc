@@ -3,6 +3,7 @@
 #include "config/config_json.h"
 #include "daemon/cache/cache_service.h"
 #include "daemon/peer/peer_service.h"
+#include "daemon/session/worker.h"
 
 namespace sumcache::daemon {
 namespace {
@@ -15,46 +16,54 @@ double ratio(std::uint64_t part, std::uint64_t whole) {
   return whole == 0 ? 0.0 : static_cast<double>(part) / static_cast<double>(whole);
 }
 
-void collect_requests(const ProxyShared& shared, StatsSnapshot& s) {
-  const ProxyStats& st = shared.stats;
-  const RequestMetrics& m = shared.metrics;
-  s.requests = load(st.requests);
+// One worker's request counters, added into the snapshot's.
+void add_worker(const WorkerContext& worker, StatsSnapshot& s,
+                std::array<std::uint64_t, kMaxStatusCode + 1>& statuses) {
+  const ProxyStats& st = worker.stats;
+  const RequestMetrics& m = worker.metrics;
+  s.requests += load(st.requests);
   for (std::size_t i = 0; i < kCacheResults; ++i) {
-    s.results[i] = load(st.results[i]);
-    s.result_bytes[i] = load(m.bytes_by_result[i]);
+    s.results[i] += load(st.results[i]);
+    s.result_bytes[i] += load(m.bytes_by_result[i]);
   }
-  for (unsigned code = 0; code <= kMaxStatusCode; ++code) {
-    if (const auto n = load(m.by_status[code])) s.statuses.emplace_back(code, n);
-  }
-  s.memory_hits = load(m.memory_hits);
-  s.disk_hits = load(m.disk_hits);
-  s.bytes_in = load(st.bytes_in);
-  s.bytes_out = load(st.bytes_out);
-  s.peer_requests = load(st.peer_requests);
-  s.peer_false_hits = load(st.peer_false_hits);
-  s.peer_copies_purged = load(st.peer_copies_purged);
-  s.peer_errors = load(st.peer_errors);
-  s.owner_fetches = load(st.owner_fetches);
-  s.owner_fallbacks = load(st.owner_fallbacks);
+  for (unsigned code = 0; code <= kMaxStatusCode; ++code) statuses[code] += load(m.by_status[code]);
+  s.memory_hits += load(m.memory_hits);
+  s.disk_hits += load(m.disk_hits);
+  s.bytes_in += load(st.bytes_in);
+  s.bytes_out += load(st.bytes_out);
+  s.peer_requests += load(st.peer_requests);
+  s.peer_false_hits += load(st.peer_false_hits);
+  s.peer_copies_purged += load(st.peer_copies_purged);
+  s.peer_errors += load(st.peer_errors);
+  s.owner_fetches += load(st.owner_fetches);
+  s.owner_fallbacks += load(st.owner_fallbacks);
   for (std::size_t i = 0; i < protocol::kPeerAuthReasons; ++i) {
-    s.peer_auth_refused[i] = load(st.peer_auth_refused[i]);
+    s.peer_auth_refused[i] += load(st.peer_auth_refused[i]);
   }
-  s.peer_object_connections = load(st.peer_object_connections);
+  s.peer_object_connections += load(st.peer_object_connections);
   for (std::size_t i = 0; i < kPeerObjectRefusals; ++i) {
-    s.peer_object_refused[i] = load(st.peer_object_refused[i]);
+    s.peer_object_refused[i] += load(st.peer_object_refused[i]);
   }
-  s.refused_connections = load(st.refused_connections);
-  s.upstream_errors = load(st.upstream_errors);
-  s.framing_refused_requests = load(st.framing_refused_requests);
-  s.framing_refused_responses = load(st.framing_refused_responses);
-  s.upstream_line_too_long = load(st.upstream_line_too_long);
+  s.refused_connections += load(st.refused_connections);
+  s.upstream_errors += load(st.upstream_errors);
+  s.framing_refused_requests += load(st.framing_refused_requests);
+  s.framing_refused_responses += load(st.framing_refused_responses);
+  s.upstream_line_too_long += load(st.upstream_line_too_long);
   for (std::size_t i = 0; i < s.refused_destinations.size(); ++i) {
-    s.refused_destinations[i] = load(st.refused_destinations[i]);
+    s.refused_destinations[i] += load(st.refused_destinations[i]);
   }
-  s.admin_sessions_closed = load(st.admin_sessions_closed);
-  s.upstream_truncated = load(st.upstream_truncated);
-  s.open_connections = shared.connections.load(std::memory_order_relaxed);
-  for (std::size_t c = 0; c < kLatencyClasses; ++c) s.latency[c] = m.latency[c].snapshot();
+  s.upstream_truncated += load(st.upstream_truncated);
+  for (std::size_t c = 0; c < kLatencyClasses; ++c) s.latency[c].add(m.latency[c].snapshot());
+}
+
+void collect_requests(const AdminContext& context, StatsSnapshot& s) {
+  std::array<std::uint64_t, kMaxStatusCode + 1> statuses{};
+  for (const Worker* worker : context.workers) add_worker(worker->context(), s, statuses);
+  for (unsigned code = 0; code <= kMaxStatusCode; ++code) {
+    if (statuses[code] != 0) s.statuses.emplace_back(code, statuses[code]);
+  }
+  s.admin_sessions_closed = context.sessions_closed;
+  s.open_connections = context.shared.connections.load(std::memory_order_relaxed);
 }
 
 }  // namespace
@@ -80,7 +89,19 @@ const char* hash_name(filters::HashId id) {
   return "unknown";
 }
 
-StatsSnapshot collect_stats(ProxyShared& shared, const RateWindow& window, std::int64_t now) {
+WindowTotals summed_window_totals(const std::vector<Worker*>& workers) {
+  WindowTotals sum;
+  for (const Worker* worker : workers) {
+    const WorkerContext& w = worker->context();
+    sum = sum.plus(window_totals(w.stats, w.metrics));
+  }
+  return sum;
+}
+
+StatsSnapshot collect_stats(const AdminContext& context) {
+  const ProxyShared& shared = context.shared;
+  const RateWindow& window = context.window;
+  const std::int64_t now = context.now_seconds();
   StatsSnapshot s;
   const auto settings = shared.settings.get();
   const config::Config& config = settings->config;
@@ -89,26 +110,28 @@ StatsSnapshot collect_stats(ProxyShared& shared, const RateWindow& window, std::
   s.config_digest = config::config_digest(config);
   s.uptime_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - shared.started).count();
-  collect_requests(shared, s);
-  const WindowTotals totals = window_totals(shared.stats, shared.metrics);
+  collect_requests(context, s);
+  const WindowTotals totals = summed_window_totals(context.workers);
   s.ratios = {RatioFigures{"1m", window.over(now, totals, 60)},
               RatioFigures{"5m", window.over(now, totals, 300)},
               RatioFigures{"since_start", {totals, static_cast<std::int64_t>(s.uptime_seconds)}}};
   s.memory_max_bytes = config.cache.memory.max_bytes;
   s.disk_enabled = config.cache.disk.enabled;
   s.disk_max_bytes = config.cache.disk.enabled ? config.cache.disk.max_bytes : 0;
-  if (shared.cache != nullptr) {
-    Store& store = shared.cache->store();
+  if (context.cache != nullptr) {
+    Store& store = context.cache->store();
     s.store = store.stats();
     s.filter = store.filter_stats();
     s.filter_hash = store.hash_id();
-    if (const PeerService* peers = shared.cache->peers()) {
-      s.invalidations = peers->invalidation_stats();
-      s.membership = peers->membership_stats();
+  }
+  if (const PeerService* peers = context.peers()) {
+    s.invalidations = peers->invalidation_stats();
+    s.membership = peers->membership_stats();
+    s.peers = peers->status();
+    if (config.cluster.sharing == config::Sharing::summary) {
+      s.peer_listener_refusals = peers->listener_refusals();
     }
   }
-  if (shared.peer_status) s.peers = shared.peer_status();
-  if (shared.peer_listener_refusals) s.peer_listener_refusals = shared.peer_listener_refusals();
   return s;
 }
 

@@ -4,12 +4,15 @@
 #include <cstdint>
 
 #include "daemon/admin/stats_snapshot.h"
-#include "daemon/exchange/proxy_context.h"
+#include "daemon/admin/admin_context.h"
 
 namespace sumcache::daemon {
 
-// Everything except `upstream`, whose pools live on the worker threads.
-// `now`: seconds on the clock the RateWindow is sampled with.
-StatsSnapshot collect_stats(ProxyShared& shared, const RateWindow& window, std::int64_t now);
+// Everything except `upstream`, whose pools live on the worker threads. The
+// request counters are each worker's own, summed here.
+StatsSnapshot collect_stats(const AdminContext& context);
+
+// The ratio counters of every worker, summed: what the RateWindow samples.
+WindowTotals summed_window_totals(const std::vector<Worker*>& workers);
 
 }  // namespace sumcache::daemon

@@ -105,10 +105,6 @@ int run_daemon(config::Config config, const std::string& config_path) {
       server.set_peer_sources(std::move(sources));
     });
     server.on_reload([&peers](const config::Config& c) { peers->apply_live(c); });
-    server.shared().peer_status = [&peers] { return peers->status(); };
-    if (config.cluster.sharing == config::Sharing::summary) {
-      server.shared().peer_listener_refusals = [&peers] { return peers->listener_refusals(); };
-    }
   }
   if (peers && !peers->start()) return 1;
   if (!server.start()) return 1;

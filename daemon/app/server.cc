@@ -112,7 +112,8 @@ Server::Server(config::Config config, std::filesystem::path config_path, Logger&
       config_path_(std::move(config_path)),
       log_(log),
       access_log_(access_log),
-      shared_(make_settings(config_), log, access_log, cache) {
+      cache_(cache),
+      shared_(make_settings(config_), log, access_log) {
   configure_tls(tls_, config_, log_);
 }
 
@@ -127,7 +128,7 @@ bool Server::start() {
                                                                   : config_.reverse.tls.server_name;
   for (unsigned i = 0; i < count; ++i) {
     workers_.push_back(
-        std::make_unique<Worker>(shared_, tls_, sni, upstream_timeouts(config_.limits)));
+        std::make_unique<Worker>(shared_, cache_, tls_, sni, upstream_timeouts(config_.limits)));
   }
   for (const auto& listen : config_.listen) {
     error_code ec;
@@ -164,7 +165,7 @@ bool Server::start_admin() {
   if (!admin.enabled) return true;
   std::vector<Worker*> workers;
   for (auto& worker : workers_) workers.push_back(worker.get());
-  admin_ = std::make_unique<AdminServer>(shared_, std::move(workers));
+  admin_ = std::make_unique<AdminServer>(shared_, cache_, std::move(workers));
   error_code ec;
   tcp::endpoint endpoint(asio::ip::make_address(admin.address, ec), admin.port);
   tcp::endpoint bound;

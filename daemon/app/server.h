@@ -31,7 +31,6 @@ class Server {
   // SIGINT, SIGHUP and SIGUSR1 in the calling thread once its handlers exist.
   void run();
   const std::vector<tcp::endpoint>& proxy_endpoints() const { return endpoints_; }
-  ProxyShared& shared() { return shared_; }
   // Called on the control thread after a SIGHUP applied a new config.
   // Any thread: who may connect to the peer object listener now (live membership).
   void set_peer_sources(std::optional<AccessList> sources);
@@ -56,6 +55,7 @@ class Server {
   asio::ssl::context peer_server_tls_{asio::ssl::context::tls_server};
   asio::ssl::context peer_client_tls_{asio::ssl::context::tls_client};
   std::optional<AccessList> peer_sources_;
+  CacheService* cache_;  // null when nothing is cached
   ProxyShared shared_;
   std::vector<std::unique_ptr<Worker>> workers_;
   std::vector<tcp::endpoint> endpoints_;

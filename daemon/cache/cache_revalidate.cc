@@ -61,9 +61,10 @@ awaitable<error_code> read_whole_body(UpstreamResponse& res, const config::Limit
 
 // A body refused for a line that never ended is a degraded path even with no
 // client to answer: counted and logged (once a second at most, with a count).
-void note_unread_body(ProxyShared& shared, const std::string& url, error_code ec) {
+void note_unread_body(WorkerContext& worker, const std::string& url, error_code ec) {
   if (ec != FramingErrc::line_too_long) return;
-  shared.stats.count_line_too_long(ec);
+  worker.stats.count_line_too_long(ec);
+  ProxyShared& shared = worker.shared;
   const auto held_back = shared.truncated_log.admit(LogLimiter::Clock::now());
   if (!held_back) return;
   shared.log.warn(
@@ -83,7 +84,7 @@ awaitable<unsigned> CacheService::revalidate(CacheRequest& r, const Candidate& c
                      r.head_method, {}};
   auto [ec, res] = co_await exchange_with_upstream(r.worker, limits, up, &r.client, &r.parser);
   if (ec) {
-    count_upstream_failure(r.worker.shared, ec);
+    count_upstream_failure(r.worker, ec);
     if (stale_if_error) {
       co_return co_await serve_stored(r, c, current_age(c.meta.freshness, r.now),
                                       CacheResult::stale_hit);
@@ -159,7 +160,7 @@ void CacheService::revalidate_in_background(CacheRequest& r, const Candidate& c)
     if (storability(input) != StoreReason::storable || !variant) co_return;
     if (const auto read_ec =
             co_await read_whole_body(*res, limits, self.policy_.max_object_bytes, body)) {
-      note_unread_body(worker.shared, key, read_ec);
+      note_unread_body(worker, key, read_ec);
       co_return;
     }
     auto [head, meta] = stored_head_and_meta(

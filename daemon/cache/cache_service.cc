@@ -160,7 +160,7 @@ awaitable<unsigned> CacheService::fetch(CacheRequest& r, const Candidate* stale,
                      r.head_method, {}};
   auto [ec, res] = co_await exchange_with_upstream(r.worker, limits, up, &r.client, &r.parser);
   if (ec) {
-    count_upstream_failure(r.worker.shared, ec);
+    count_upstream_failure(r.worker, ec);
     if (stale != nullptr) {
       co_return co_await serve_stored(r, *stale, current_age(stale->meta.freshness, r.now),
                                       CacheResult::stale_hit);

@@ -23,9 +23,10 @@ std::chrono::milliseconds owner_first_byte(const config::Config& config) {
   return config.limits.upstream_first_byte_timeout_ms + config.cluster.peer_timeout_ms;
 }
 
-void note_fallback(ProxyShared& shared, const std::string& owner, const std::string& key,
+void note_fallback(WorkerContext& worker, const std::string& owner, const std::string& key,
                    std::string_view why) {
-  shared.stats.owner_fallbacks.fetch_add(1, std::memory_order_relaxed);
+  worker.stats.owner_fallbacks.fetch_add(1, std::memory_order_relaxed);
+  ProxyShared& shared = worker.shared;
   if (!shared.log.enabled(LogLevel::warn)) return;
   const auto held_back = shared.owner_fallback_log.admit(LogLimiter::Clock::now());
   if (!held_back) return;
@@ -47,8 +48,7 @@ awaitable<std::optional<unsigned>> CacheService::fetch_from_owner(CacheRequest& 
   const std::shared_ptr<Peer> owner = peers_->owner_of(r.route.cache_key);
   if (!owner) co_return std::nullopt;  // this node owns the key: its own miss path
   const config::PeerConfig& peer = owner->config;
-  auto& shared = r.worker.shared;
-  shared.stats.owner_fetches.fetch_add(1, std::memory_order_relaxed);
+  r.worker.stats.owner_fetches.fetch_add(1, std::memory_order_relaxed);
   const config::LimitsConfig limits = peer_limits(config, owner_first_byte(config));
   UpstreamRequest up{peer_origin(config, peer),
                      {},
@@ -58,7 +58,7 @@ awaitable<std::optional<unsigned>> CacheService::fetch_from_owner(CacheRequest& 
   auto [ec, res] = co_await exchange_with_upstream(r.worker, limits, up, nullptr, nullptr);
   if (ec) {
     peers_->report_owner_failure(*owner, ec.message());
-    note_fallback(shared, peer.id, r.route.cache_key, ec.message());
+    note_fallback(r.worker, peer.id, r.route.cache_key, ec.message());
     co_return std::nullopt;
   }
   // An answer of the owner's own making (refused, draining, loop, its origin
@@ -68,14 +68,14 @@ awaitable<std::optional<unsigned>> CacheService::fetch_from_owner(CacheRequest& 
     const std::string why = "answered " + std::to_string(res->parser->get().result_int());
     co_await finish_upstream(r.worker, limits, std::move(res));
     peers_->report_owner_failure(*owner, why);
-    note_fallback(shared, peer.id, r.route.cache_key, why);
+    note_fallback(r.worker, peer.id, r.route.cache_key, why);
     co_return std::nullopt;
   }
   if (purged_by_tag(*peers_, config.cache, res->parser->get())) {
     // The owner has not applied a tag purge of ours yet: its copy is the purged one.
     co_await finish_upstream(r.worker, limits, std::move(res));
-    shared.stats.peer_copies_purged.fetch_add(1, std::memory_order_relaxed);
-    note_fallback(shared, peer.id, r.route.cache_key, "a copy tagged by an unacknowledged purge");
+    r.worker.stats.peer_copies_purged.fetch_add(1, std::memory_order_relaxed);
+    note_fallback(r.worker, peer.id, r.route.cache_key, "a copy tagged by an unacknowledged purge");
     co_return std::nullopt;
   }
   r.record.hierarchy = {"CARP", peer.id};

@@ -20,7 +20,7 @@ awaitable<std::optional<unsigned>> CacheService::fetch_from_peers(CacheRequest& 
   // the old copy, and it must not come back (docs/peers.md).
   if (peers_->tombstoned(r.route.cache_key)) co_return std::nullopt;
   const PeerCandidates candidates = co_await peers_->candidates(r.route.cache_key, r.hash);
-  auto& stats = r.worker.shared.stats;
+  auto& stats = r.worker.stats;
   const config::LimitsConfig limits =
       peer_limits(r.settings.config, r.settings.config.cluster.peer_timeout_ms);
   for (std::size_t c = 0; c < candidates.count; ++c) {

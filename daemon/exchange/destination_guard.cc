@@ -47,15 +47,16 @@ const boost::system::error_category& destination_category() noexcept {
   return category;
 }
 
-UpstreamPool::EndpointCheck destination_check(ProxyShared& shared) {
-  return [&shared](const Origin& origin, const tcp::endpoint& endpoint) -> error_code {
+UpstreamPool::EndpointCheck destination_check(WorkerContext& worker) {
+  return [&worker](const Origin& origin, const tcp::endpoint& endpoint) -> error_code {
+    ProxyShared& shared = worker.shared;
     const auto settings = shared.settings.get();
     const auto verdict = check_destination(ip6_bytes(endpoint.address()), endpoint.port(),
                                            settings->own_listeners, settings->deny_destinations);
     if (verdict == DestinationVerdict::allowed) return {};
     const auto why = verdict == DestinationVerdict::own_listener ? DestinationErrc::own_listener
                                                                  : DestinationErrc::denied;
-    shared.stats.refused_destinations[static_cast<std::size_t>(why) - 1].fetch_add(
+    worker.stats.refused_destinations[static_cast<std::size_t>(why) - 1].fetch_add(
         1, std::memory_order_relaxed);
     log_refusal(shared, origin, endpoint, why);
     return make_error_code(why);

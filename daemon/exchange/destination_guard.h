@@ -20,6 +20,6 @@ inline bool is_destination_refusal(const error_code& ec) {
 }
 
 // The check a worker's pool runs; judges by the settings current at each call.
-UpstreamPool::EndpointCheck destination_check(ProxyShared& shared);
+UpstreamPool::EndpointCheck destination_check(WorkerContext& worker);
 
 }  // namespace sumcache::daemon

@@ -42,8 +42,8 @@ awaitable<unsigned> send_error(ClientConnection& client, const Settings& setting
   co_return static_cast<unsigned>(status);
 }
 
-void count_upstream_failure(ProxyShared& shared, error_code ec) {
-  if (!is_destination_refusal(ec)) shared.stats.count_upstream_error(ec);
+void count_upstream_failure(WorkerContext& worker, error_code ec) {
+  if (!is_destination_refusal(ec)) worker.stats.count_upstream_error(ec);
 }
 
 void log_upstream_failure(ProxyShared& shared, unsigned status, const Route& route, error_code ec) {
@@ -97,7 +97,7 @@ awaitable<ForwardResult> forward_request(
     co_return failed;
   }
   if (ec) {
-    count_upstream_failure(worker.shared, ec);
+    count_upstream_failure(worker, ec);
     client.keep_alive = client.keep_alive && parser.is_done();
     ForwardResult failed;
     failed.status =

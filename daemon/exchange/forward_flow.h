@@ -27,7 +27,7 @@ awaitable<unsigned> send_error(ClientConnection& client, const Settings& setting
 // Counts a failed upstream exchange in /metrics. A destination the policy
 // refused is not one: nothing was attempted, and destination_guard.cc counted
 // it in its own counter (sumcache_upstream_refused_destinations_total).
-void count_upstream_failure(ProxyShared& shared, error_code ec);
+void count_upstream_failure(WorkerContext& worker, error_code ec);
 
 // The error log's line for an upstream failure answered with `status`.
 void log_upstream_failure(ProxyShared& shared, unsigned status, const Route& route, error_code ec);

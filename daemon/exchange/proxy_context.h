@@ -1,7 +1,9 @@
 #pragma once
-// What a proxy session can reach: the process-wide shared state (config
-// snapshot, logs, store, collapsed-forwarding table, counters) and its own
-// worker's state (upstream pool, TLS context). No globals: the Server owns all.
+// What the request path can reach: the process-wide shared state (config
+// snapshot, logs, drain flag) and its own worker's state (upstream pool,
+// counters). No globals: the Server owns all. Counters live per worker, so
+// the data path touches no cache line another worker writes; the admin sums
+// them when it is read (daemon/admin/stats_collect.cc).
 
 #include <atomic>
 #include <chrono>
@@ -17,15 +19,11 @@
 #include "daemon/log/logger.h"
 #include "daemon/net/cidr.h"
 #include "daemon/net/destination_policy.h"
-#include "daemon/peer/listener_refusals.h"
-#include "daemon/peer/peer_status.h"
 #include "daemon/exchange/client_connection.h"
 #include "daemon/observe/proxy_stats.h"
 #include "daemon/exchange/upstream_pool.h"
 
 namespace sumcache::daemon {
-
-class CacheService;
 
 // Everything SIGHUP may replace, swapped as one immutable snapshot.
 struct Settings {
@@ -58,26 +56,19 @@ class SettingsHolder {
 };
 
 struct ProxyShared {
-  ProxyShared(std::shared_ptr<const Settings> s, Logger& l, AccessLog& a, CacheService* c)
-      : settings(std::move(s)), log(l), access_log(a), cache(c) {}
+  ProxyShared(std::shared_ptr<const Settings> s, Logger& l, AccessLog& a)
+      : settings(std::move(s)), log(l), access_log(a) {}
 
   SettingsHolder settings;
   Logger& log;
   AccessLog& access_log;
-  CacheService* cache;  // null when nothing is cached
-  ProxyStats stats;
   LogLimiter truncated_log;  // bodies cut short upstream (response_relay.cc)
   std::atomic<bool> draining{false};
   std::atomic<std::uint32_t> connections{0};
-  RequestMetrics metrics;  // what the admin endpoint adds to `stats`
   LogLimiter peer_auth_log;  // refused peer requests: a line per second at most
   LogLimiter framing_log;  // requests refused for their framing: one line per second
   LogLimiter peer_object_log;  // refusals on the peer object listener
   LogLimiter owner_fallback_log;  // owner fetches that went to the origin
-  // The peer table for GET /peers; empty: no peers. Set before Server::start.
-  std::function<PeerStatusList()> peer_status;
-  // The peer listener's refusals by reason (summary mode); empty: no listener.
-  std::function<RefusalCounts()> peer_listener_refusals;
   std::atomic<bool> listening{false};  // every proxy listener is accepting
   // Degraded paths, each logged once a second at most with the count held back.
   LogLimiter refused_destination_log;
@@ -92,6 +83,9 @@ struct WorkerContext {
   UpstreamPool& pool;
   std::string tls_server_name;  // reverse mode: SNI and verified name for the origin
   IdleConnections idle;  // waiting for a request: closed at once on drain
+  // This worker's counters: written by its thread only, read by the admin.
+  ProxyStats stats;
+  RequestMetrics metrics;
 };
 
 }  // namespace sumcache::daemon

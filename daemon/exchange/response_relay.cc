@@ -111,8 +111,8 @@ awaitable<RelayEnd> relay_body(Stream& up, ClientConnection& client, UpstreamRes
 void note_cut_body(WorkerContext& worker, const UpstreamResponse& upstream, std::string_view url,
                    const RelayEnd& end) {
   auto& shared = worker.shared;
-  shared.stats.upstream_truncated.fetch_add(1, std::memory_order_relaxed);
-  shared.stats.count_line_too_long(end.ec);
+  worker.stats.upstream_truncated.fetch_add(1, std::memory_order_relaxed);
+  worker.stats.count_line_too_long(end.ec);
   const auto held_back = shared.truncated_log.admit(LogLimiter::Clock::now());
   if (!held_back) return;
   shared.log.warn(

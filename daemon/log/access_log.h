@@ -11,7 +11,7 @@
 #include <system_error>
 
 #include "config/config.h"
-#include "daemon/observe/proxy_stats.h"
+#include "daemon/log/cache_result.h"
 
 namespace sumcache::daemon {
 

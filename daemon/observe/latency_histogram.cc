@@ -61,6 +61,12 @@ std::uint64_t HistogramSnapshot::count_at_most(std::uint64_t bound_micros) const
   return n;
 }
 
+void HistogramSnapshot::add(const HistogramSnapshot& other) {
+  for (std::size_t b = 0; b < counts.size(); ++b) counts[b] += other.counts[b];
+  count += other.count;
+  sum_micros += other.sum_micros;
+}
+
 HistogramSnapshot LatencyHistogram::snapshot() const {
   HistogramSnapshot s;
   for (std::size_t b = 0; b < counts_.size(); ++b) {

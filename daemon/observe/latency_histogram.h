@@ -35,6 +35,8 @@ struct HistogramSnapshot {
   double quantile_micros(double q) const;
   // Values <= bound_micros; exact when bound_micros is a bucket's upper bound.
   std::uint64_t count_at_most(std::uint64_t bound_micros) const;
+  // Adds another histogram's counts: the workers' histograms summed.
+  void add(const HistogramSnapshot& other);
 };
 
 class LatencyHistogram {

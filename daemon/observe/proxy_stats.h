@@ -1,5 +1,7 @@
 #pragma once
-// Process-wide proxy counters, updated with relaxed atomics from every worker.
+// A worker's request-path counters: one set per worker, written by that
+// worker's thread alone with relaxed atomics (uncontended: no other core
+// writes the line) and summed by the admin when /stats or /metrics is read.
 
 #include <array>
 #include <atomic>
@@ -7,25 +9,10 @@
 #include <system_error>
 
 #include "daemon/http/message_framing.h"
+#include "daemon/log/cache_result.h"
 #include "protocol/peer_auth_error.h"
 
 namespace sumcache::daemon {
-
-enum class CacheResult {
-  miss,
-  hit,
-  refresh_hit,
-  refresh_miss,
-  stale_hit,
-  collapsed_hit,
-  peer_hit,
-  owner,  // a miss fetched through the key's owner (cluster.miss_policy "owner")
-  pass,
-  tunnel,
-  error
-};
-inline constexpr std::size_t kCacheResults = 11;
-const char* to_string(CacheResult r);
 
 // Why the peer object listener refused a connection or a request: a source
 // address that is not a peer's, a TLS handshake that failed or did not finish
@@ -37,7 +24,6 @@ const char* to_string(PeerObjectRefusal r);
 struct ProxyStats {
   std::atomic<std::uint64_t> requests{0};
   std::array<std::atomic<std::uint64_t>, kCacheResults> results{};
-  std::array<std::atomic<std::uint64_t>, 6> status_classes{};  // index status / 100
   std::atomic<std::uint64_t> bytes_in{0};
   std::atomic<std::uint64_t> bytes_out{0};
   std::atomic<std::uint64_t> upstream_errors{0};
@@ -77,9 +63,8 @@ struct ProxyStats {
     peer_object_refused[static_cast<std::size_t>(why)].fetch_add(1, std::memory_order_relaxed);
   }
 
-  void count(CacheResult r, unsigned status) {
+  void count(CacheResult r) {
     results[static_cast<std::size_t>(r)].fetch_add(1, std::memory_order_relaxed);
-    status_classes[status / 100 < 6 ? status / 100 : 0].fetch_add(1, std::memory_order_relaxed);
   }
   // A failed upstream exchange; one that failed on the response's framing is counted as such too.
   void count_upstream_error(std::error_code ec) {

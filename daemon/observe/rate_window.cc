@@ -16,6 +16,15 @@ WindowTotals WindowTotals::minus(const WindowTotals& e) const {
           d(peer_hit_bytes, e.peer_hit_bytes)};
 }
 
+WindowTotals WindowTotals::plus(const WindowTotals& o) const {
+  return {requests + o.requests,
+          local_hits + o.local_hits,
+          peer_hits + o.peer_hits,
+          bytes + o.bytes,
+          local_hit_bytes + o.local_hit_bytes,
+          peer_hit_bytes + o.peer_hit_bytes};
+}
+
 void RateWindow::sample(std::int64_t now, const WindowTotals& cumulative) {
   if (now < start_) return;
   slots_[static_cast<std::size_t>(now % static_cast<std::int64_t>(slots_.size()))] =

@@ -20,6 +20,7 @@ struct WindowTotals {
   std::uint64_t local_hit_bytes = 0;
   std::uint64_t peer_hit_bytes = 0;
   WindowTotals minus(const WindowTotals& earlier) const;
+  WindowTotals plus(const WindowTotals& other) const;  // two workers' totals
 };
 
 struct WindowFigures {

@@ -1,14 +1,16 @@
 #pragma once
 // What the admin endpoint needs beyond ProxyStats, recorded where a request's
 // AccessRecord is finished: latency per result class, responses per status
-// code, bytes per cache result, memory versus disk hits. Relaxed atomics; a
-// request costs four increments.
+// code, bytes per cache result, memory versus disk hits. One per worker,
+// written by its thread alone (relaxed atomics, so the admin may read them);
+// a request costs four increments on lines no other thread writes.
 
 #include <array>
 #include <atomic>
 #include <cstdint>
 
 #include "daemon/observe/latency_histogram.h"
+#include "daemon/observe/proxy_stats.h"
 #include "daemon/observe/rate_window.h"
 #include "daemon/log/access_log.h"
 
@@ -41,7 +43,7 @@ struct RequestMetrics {
   void record(const AccessRecord& r);
 };
 
-// The ratio counters at this moment, from ProxyStats's results and ours.
+// One worker's ratio counters at this moment, from its ProxyStats's results and ours.
 WindowTotals window_totals(const ProxyStats& stats, const RequestMetrics& metrics);
 
 }  // namespace sumcache::daemon

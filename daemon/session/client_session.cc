@@ -132,9 +132,10 @@ bool is_framing_error(error_code ec) {
 
 // Counts a request refused for its framing and logs it, at most one line a
 // second with the number held back, so a flood of them cannot fill the log.
-void note_framing_refusal(ProxyShared& shared, const ClientConnection& client,
+void note_framing_refusal(WorkerContext& worker, const ClientConnection& client,
                           std::string_view reason) {
-  shared.stats.framing_refused_requests.fetch_add(1, std::memory_order_relaxed);
+  ProxyShared& shared = worker.shared;
+  worker.stats.framing_refused_requests.fetch_add(1, std::memory_order_relaxed);
   if (!shared.log.enabled(LogLevel::warn)) return;
   const auto held_back = shared.framing_log.admit(LogLimiter::Clock::now());
   if (!held_back) return;
@@ -145,9 +146,10 @@ void note_framing_refusal(ProxyShared& shared, const ClientConnection& client,
 
 // A refusal on the peer object listener: counted, and logged at most once a
 // second with the number held back (a stranger probing the port cannot fill the log).
-void note_peer_object_refusal(ProxyShared& shared, PeerObjectRefusal why,
+void note_peer_object_refusal(WorkerContext& worker, PeerObjectRefusal why,
                               const std::string& address, std::string_view what) {
-  shared.stats.count_peer_object_refusal(why);
+  worker.stats.count_peer_object_refusal(why);
+  ProxyShared& shared = worker.shared;
   if (!shared.log.enabled(LogLevel::warn)) return;
   const auto held_back = shared.peer_object_log.admit(LogLimiter::Clock::now());
   if (!held_back) return;
@@ -163,7 +165,7 @@ bool is_cacheable_method(http::verb method) {
 // `peer`: a verified peer request, which bypassed access.allow_clients and so
 // gets what the store holds and nothing else, or for an owner fetch this
 // node's miss path without other peers (docs/peers.md).
-awaitable<unsigned> dispatch(WorkerContext& worker, const Settings& settings,
+awaitable<unsigned> dispatch(WorkerContext& worker, CacheService* cache, const Settings& settings,
                              ClientConnection& client,
                              http::request_parser<http::buffer_body>& parser, AccessRecord& record,
                              PeerScope peer) {
@@ -192,7 +194,6 @@ awaitable<unsigned> dispatch(WorkerContext& worker, const Settings& settings,
     record.url = route.cache_key;
   }
   record.hierarchy = {"DIRECT", route.upstream.host};
-  CacheService* cache = worker.shared.cache;
   if (peer != PeerScope::none) {
     if (cache == nullptr || route.kind == RouteKind::tunnel || !is_cacheable_method(req.method())) {
       record.result = CacheResult::miss;
@@ -202,7 +203,7 @@ awaitable<unsigned> dispatch(WorkerContext& worker, const Settings& settings,
     co_return co_await cache->serve(worker, settings, client, parser, route, record, peer);
   }
   if (req.method() == http::verb::purge) {
-    co_return co_await serve_purge_method(worker, settings, client, route, version, record,
+    co_return co_await serve_purge_method(worker, cache, settings, client, route, version, record,
                                           req[config.cache.tag_header]);
   }
   if (route.kind == RouteKind::tunnel) {
@@ -251,7 +252,8 @@ bool prepare(ClientConnection& client) {
 
 // Requests one at a time until the connection ends. `peers_only`: the peer
 // object listener, where anything but a verified peer request gets 403.
-awaitable<void> serve_requests(WorkerContext& worker, ClientConnection& client, bool peers_only) {
+awaitable<void> serve_requests(WorkerContext& worker, CacheService* cache, ClientConnection& client,
+                               bool peers_only) {
   ProxyShared& shared = worker.shared;
   error_code ec;
   bool closed_by_answer = false;  // a response said Connection: close
@@ -280,11 +282,11 @@ awaitable<void> serve_requests(WorkerContext& worker, ClientConnection& client, 
       record.method = "-";
       record.url = "-";
       record.result = CacheResult::error;
-      if (is_framing_error(rec)) note_framing_refusal(shared, client, failure->second);
+      if (is_framing_error(rec)) note_framing_refusal(worker, client, failure->second);
       status = co_await send_error(client, *settings, failure->first, failure->second, 11);
     } else {
-      shared.stats.requests.fetch_add(1, std::memory_order_relaxed);
-      shared.stats.bytes_in.fetch_add(n, std::memory_order_relaxed);
+      worker.stats.requests.fetch_add(1, std::memory_order_relaxed);
+      worker.stats.bytes_in.fetch_add(n, std::memory_order_relaxed);
       fill_record(record, client, parser.get());
       client.keep_alive = parser.get().keep_alive() && !shared.draining.load();
       // Where the body ends is decided here, before dispatch reads any of it:
@@ -294,13 +296,13 @@ awaitable<void> serve_requests(WorkerContext& worker, ClientConnection& client, 
           request_framing(parser.get().version(), framing_fields(parser.get().base()));
       // Before the allow-list: only a verified peer may pass without a place in it.
       const PeerRequestCheck peer_check = check_peer_headers(
-          *settings, parser.get(), shared.cache != nullptr ? shared.cache->peers() : nullptr);
+          *settings, parser.get(), cache != nullptr ? cache->peers() : nullptr);
       const bool verified_peer = peer_check.kind == PeerRequestKind::verified_peer;
       if (const auto* refusal = std::get_if<FramingRefusal>(&framing)) {
         client.keep_alive = false;
         record.result = CacheResult::error;
         const std::string reason = make_error_code(refusal->reason).message();
-        note_framing_refusal(shared, client, reason);
+        note_framing_refusal(worker, client, reason);
         status = co_await send_error(client, *settings, static_cast<http::status>(refusal->status),
                                      "malformed request: " + reason, parser.get().version());
       } else if (peer_check.kind == PeerRequestKind::refused) {
@@ -311,7 +313,7 @@ awaitable<void> serve_requests(WorkerContext& worker, ClientConnection& client, 
       } else if (peers_only && !verified_peer) {
         client.keep_alive = false;
         record.result = CacheResult::error;
-        note_peer_object_refusal(shared, PeerObjectRefusal::not_peer, client.address_text,
+        note_peer_object_refusal(worker, PeerObjectRefusal::not_peer, client.address_text,
                                  "a request that is not a verified peer's");
         status = co_await send_error(client, *settings, http::status::forbidden,
                                      "this port serves verified peer requests only",
@@ -326,21 +328,21 @@ awaitable<void> serve_requests(WorkerContext& worker, ClientConnection& client, 
         const PeerScope scope = !verified_peer           ? PeerScope::none
                                 : peer_check.owner_fetch ? PeerScope::owner_fetch
                                                          : PeerScope::store_only;
-        status = co_await dispatch(worker, *settings, client, parser, record, scope);
+        status = co_await dispatch(worker, cache, *settings, client, parser, record, scope);
       }
       // An unread request body leaves no way to find the next request.
       if (!parser.is_done()) client.keep_alive = false;
       if (parser.is_done() && parser.content_length()) {
-        shared.stats.bytes_in.fetch_add(*parser.content_length(), std::memory_order_relaxed);
+        worker.stats.bytes_in.fetch_add(*parser.content_length(), std::memory_order_relaxed);
       }
     }
     record.status = status;
     record.bytes = client.bytes_out - bytes_before;
     record.elapsed = std::chrono::duration_cast<std::chrono::microseconds>(
         std::chrono::steady_clock::now() - started);
-    shared.stats.count(record.result, status);
-    shared.metrics.record(record);
-    shared.stats.bytes_out.fetch_add(record.bytes, std::memory_order_relaxed);
+    worker.stats.count(record.result);
+    worker.metrics.record(record);
+    worker.stats.bytes_out.fetch_add(record.bytes, std::memory_order_relaxed);
     shared.access_log.write(record);
     closed_by_answer = !client.keep_alive;
   }
@@ -353,14 +355,14 @@ awaitable<void> serve_requests(WorkerContext& worker, ClientConnection& client, 
 
 }  // namespace
 
-awaitable<void> serve_client(WorkerContext& worker, tcp::socket socket) {
+awaitable<void> serve_client(WorkerContext& worker, CacheService* cache, tcp::socket socket) {
   ConnectionCount count(worker.shared.connections);
   ClientConnection client{ClientStream(std::move(socket))};
   if (!prepare(client)) co_return;
-  co_await serve_requests(worker, client, false);
+  co_await serve_requests(worker, cache, client, false);
 }
 
-awaitable<void> serve_peer_objects(WorkerContext& worker, tcp::socket socket,
+awaitable<void> serve_peer_objects(WorkerContext& worker, CacheService* cache, tcp::socket socket,
                                    asio::ssl::context& tls) {
   ProxyShared& shared = worker.shared;
   ConnectionCount count(shared.connections);
@@ -368,7 +370,7 @@ awaitable<void> serve_peer_objects(WorkerContext& worker, tcp::socket socket,
   if (!prepare(client)) co_return;
   const auto settings = shared.settings.get();
   if (settings->peer_sources && !settings->peer_sources->allows(client.address)) {
-    note_peer_object_refusal(shared, PeerObjectRefusal::address, client.address_text,
+    note_peer_object_refusal(worker, PeerObjectRefusal::address, client.address_text,
                              "not a peer's address");
     co_return;
   }
@@ -378,12 +380,12 @@ awaitable<void> serve_peer_objects(WorkerContext& worker, tcp::socket socket,
   auto [ec] =
       co_await client.stream.tls()->async_handshake(asio::ssl::stream_base::server, use_nothrow);
   if (ec) {
-    note_peer_object_refusal(shared, PeerObjectRefusal::handshake, client.address_text,
+    note_peer_object_refusal(worker, PeerObjectRefusal::handshake, client.address_text,
                              "TLS handshake: " + ec.message());
     co_return;
   }
-  shared.stats.peer_object_connections.fetch_add(1, std::memory_order_relaxed);
-  co_await serve_requests(worker, client, true);
+  worker.stats.peer_object_connections.fetch_add(1, std::memory_order_relaxed);
+  co_await serve_requests(worker, cache, client, true);
 }
 
 }  // namespace sumcache::daemon

@@ -8,11 +8,14 @@
 
 namespace sumcache::daemon {
 
-awaitable<void> serve_client(WorkerContext& worker, tcp::socket socket);
+class CacheService;
+
+// `cache`: null when nothing is cached.
+awaitable<void> serve_client(WorkerContext& worker, CacheService* cache, tcp::socket socket);
 // A connection to the peer object listener: the TLS handshake with the cluster
 // certificate, then the same session serving verified peer requests only
 // (docs/peers.md, "TLS for object requests").
-awaitable<void> serve_peer_objects(WorkerContext& worker, tcp::socket socket,
+awaitable<void> serve_peer_objects(WorkerContext& worker, CacheService* cache, tcp::socket socket,
                                    asio::ssl::context& tls);
 
 }  // namespace sumcache::daemon

@@ -53,8 +53,8 @@ awaitable<unsigned> refuse_peer_request(WorkerContext& worker, const Settings& s
                                         unsigned version) {
   ProxyShared& shared = worker.shared;
   const auto index = static_cast<std::size_t>(check.reason.value()) - 1;
-  if (index < shared.stats.peer_auth_refused.size()) {
-    shared.stats.peer_auth_refused[index].fetch_add(1, std::memory_order_relaxed);
+  if (index < worker.stats.peer_auth_refused.size()) {
+    worker.stats.peer_auth_refused[index].fetch_add(1, std::memory_order_relaxed);
   }
   if (shared.log.enabled(LogLevel::warn)) {
     if (const auto held_back = shared.peer_auth_log.admit(LogLimiter::Clock::now())) {

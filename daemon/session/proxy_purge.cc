@@ -19,7 +19,8 @@ constexpr std::size_t kMaxTagBytes = protocol::kMaxInvalidationTagBytes;
 
 }  // namespace
 
-awaitable<unsigned> serve_purge_method(WorkerContext& worker, const Settings& settings,
+awaitable<unsigned> serve_purge_method(WorkerContext& worker, CacheService* cache,
+                                       const Settings& settings,
                                        ClientConnection& client, const Route& route,
                                        unsigned version, AccessRecord& record,
                                        std::string_view tags) {
@@ -45,7 +46,6 @@ awaitable<unsigned> serve_purge_method(WorkerContext& worker, const Settings& se
                                     version);
     }
   }
-  CacheService* cache = worker.shared.cache;
   // Tags are purged one by one; their sequences increase, so the last one's
   // acknowledgement covers them all.
   CacheService::Purged purge;

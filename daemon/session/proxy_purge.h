@@ -17,8 +17,11 @@
 
 namespace sumcache::daemon {
 
+class CacheService;
+
 // Returns the status sent.
-awaitable<unsigned> serve_purge_method(WorkerContext& worker, const Settings& settings,
+awaitable<unsigned> serve_purge_method(WorkerContext& worker, CacheService* cache,
+                                       const Settings& settings,
                                        ClientConnection& client, const Route& route,
                                        unsigned version, AccessRecord& record,
                                        std::string_view tags = {});

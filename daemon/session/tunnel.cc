@@ -67,7 +67,7 @@ awaitable<unsigned> run_tunnel(WorkerContext& worker, const Settings& settings,
   const auto idle = limits.client_idle_timeout_ms;
   co_await (pump(client.stream, origin, idle, up) && pump(origin, client.stream, idle, down));
   client.bytes_out += down;
-  worker.shared.stats.bytes_in.fetch_add(up, std::memory_order_relaxed);
+  worker.stats.bytes_in.fetch_add(up, std::memory_order_relaxed);
   co_return 200;
 }
 

@@ -23,12 +23,13 @@ unsigned usable_cores() {
   return n > 0 ? n : 1;
 }
 
-Worker::Worker(ProxyShared& shared, asio::ssl::context& tls, std::string tls_server_name,
-               const UpstreamTimeouts& timeouts)
+Worker::Worker(ProxyShared& shared, CacheService* cache, asio::ssl::context& tls,
+               std::string tls_server_name, const UpstreamTimeouts& timeouts)
     : guard_(io_.get_executor()),
       pool_(io_.get_executor(), tls, timeouts, shared.log),
-      context_{shared, io_.get_executor(), pool_, std::move(tls_server_name), {}} {
-  pool_.set_endpoint_check(destination_check(shared));
+      context_{shared, io_.get_executor(), pool_, std::move(tls_server_name), {}, {}, {}},
+      cache_(cache) {
+  pool_.set_endpoint_check(destination_check(context_));
 }
 
 Worker::~Worker() { stop(); }
@@ -70,7 +71,7 @@ awaitable<void> Worker::accept_loop(Acceptor& listener) {
     const auto settings = shared.settings.get();
     if (shared.connections.load(std::memory_order_relaxed) >=
         settings->config.limits.max_connections) {
-      shared.stats.refused_connections.fetch_add(1, std::memory_order_relaxed);
+      context_.stats.refused_connections.fetch_add(1, std::memory_order_relaxed);
       // A fresh socket's send buffer takes this at once: no need to wait on it.
       static constexpr std::string_view kBody = "503 Service Unavailable: limits.max_connections\n";
       const std::string busy =
@@ -83,10 +84,10 @@ awaitable<void> Worker::accept_loop(Acceptor& listener) {
     }
     shared.connections.fetch_add(1, std::memory_order_relaxed);
     if (listener.peer_objects != nullptr) {
-      asio::co_spawn(io_, serve_peer_objects(context_, std::move(socket), *listener.peer_objects),
+      asio::co_spawn(io_, serve_peer_objects(context_, cache_, std::move(socket), *listener.peer_objects),
                      asio::detached);
     } else {
-      asio::co_spawn(io_, serve_client(context_, std::move(socket)), asio::detached);
+      asio::co_spawn(io_, serve_client(context_, cache_, std::move(socket)), asio::detached);
     }
   }
 }

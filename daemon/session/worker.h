@@ -13,10 +13,13 @@
 
 namespace sumcache::daemon {
 
+class CacheService;
+
 class Worker {
  public:
-  Worker(ProxyShared& shared, asio::ssl::context& tls, std::string tls_server_name,
-         const UpstreamTimeouts& timeouts);
+  // `cache`: null when nothing is cached.
+  Worker(ProxyShared& shared, CacheService* cache, asio::ssl::context& tls,
+         std::string tls_server_name, const UpstreamTimeouts& timeouts);
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
   ~Worker();
@@ -37,6 +40,8 @@ class Worker {
   // From another thread: the pool's figures, read on this worker's thread;
   // nullopt when it does not answer within `timeout` (stopped or busy).
   std::optional<UpstreamPoolStats> upstream_stats(std::chrono::milliseconds timeout);
+  // From any thread: this worker's counters are read through it (relaxed loads).
+  const WorkerContext& context() const { return context_; }
 
  private:
   struct Acceptor {
@@ -49,6 +54,7 @@ class Worker {
   asio::executor_work_guard<asio::io_context::executor_type> guard_;
   UpstreamPool pool_;
   WorkerContext context_;
+  CacheService* cache_;
   std::vector<Acceptor> acceptors_;
   std::thread thread_;
 };

@@ -1,0 +1,3 @@
+#pragma once
+// A higher layer including a lower one: allowed.
+#include "daemon/low/low.h"
