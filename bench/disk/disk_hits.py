@@ -210,7 +210,8 @@ class Server:
     def __init__(self, label, binary, index, run):
         self.label, self.binary = label, binary
         self.port = FIRST_PORT + 10 * index
-        self.dir = os.path.join(run, f"server{index}")
+        self.base = os.path.join(run, f"server{index}")
+        self.dir = None
         self.proc = None
 
     @property
@@ -218,7 +219,11 @@ class Server:
         return self.binary is None
 
     def start(self, size, run):
-        shutil.rmtree(self.dir, ignore_errors=True)
+        # One directory per size, all removed at the end: unlinking tens of thousands of
+        # cache files takes minutes here (ext4 mounted with discard) and would load the
+        # machine during the next size's timed runs.
+        self.dir = f"{self.base}-{size}"
+        shutil.rmtree(self.dir, ignore_errors=True)  # left over by an interrupted run
         os.makedirs(os.path.join(self.dir, "tmp"))
         argv = self._nginx_argv() if self.is_nginx else self._sumcached_argv(size)
         self.proc = start(f"{self.label}-{size}", ["taskset", "-c", SERVER_CPU] + argv, run)
@@ -280,7 +285,6 @@ http {{
         if self.proc is not None:
             stop(self.proc)
             self.proc = None
-        shutil.rmtree(self.dir, ignore_errors=True)
 
     def stats(self):
         """sumcached's /stats, or None (nginx, or an answer without the expected fields)."""
@@ -410,7 +414,9 @@ def fill(servers, origin, size, paths, body):
                 s.wait_disk_writes(len(paths))
         else:
             raise RuntimeError(f"{s.label}: the {size} working set does not stay cached")
+    started = time.monotonic()
     os.sync()  # the fill's dirty pages are written now, not during a timed run
+    log(f"{size}: every URL cached in every server; sync took {time.monotonic() - started:.0f} s")
 
 
 def run_size(size, servers, origin, args, rows, raw):
@@ -522,7 +528,7 @@ def main():
     p.add_argument("-c", "--conns", type=int, default=64, help="wrk connections, disk-hit rows")
     p.add_argument("-s", "--sizes", default="1k,16k,1m")
     p.add_argument("--hot-conns", type=int, default=4)
-    p.add_argument("--load-conns", type=int, default=8)
+    p.add_argument("--load-conns", type=int, default=2)
     p.add_argument("--no-contention", action="store_true")
     p.add_argument("--run", default=os.path.join(os.environ.get("TMPDIR", "/tmp"),
                                                  "sumcache-disk-bench"))
@@ -558,10 +564,18 @@ def main():
             for s in servers:
                 s.stop()
             stop(origin.proc)
-    text = report(rows, labels, sizes, args)
-    with open(os.path.join(args.run, "report.md"), "w") as f:
-        f.write(text + "\n")
-    print(text)
+            try:
+                text = report(rows, labels, sizes, args)
+                with open(os.path.join(args.run, "report.md"), "w") as f:
+                    f.write(text + "\n")
+                print(text, flush=True)
+            except (KeyError, TypeError, ZeroDivisionError):
+                log(f"an incomplete run: its runs are in {args.run}/raw.tsv")
+            finally:
+                log("removing the servers' caches (minutes: one unlink per object)")
+                for s in servers:
+                    for size in sizes:
+                        shutil.rmtree(f"{s.base}-{size}", ignore_errors=True)
 
 
 if __name__ == "__main__":
