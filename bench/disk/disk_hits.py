@@ -379,7 +379,6 @@ def measured(server, origin, secs, conns, env, load=None):
     o1, h1 = origin.requests(), server.hits()
     if background:
         res["load_rps"] = wrk_result(background, secs + 2)["rps"]
-        # what the load did after the timed run ended is not the timed run's
     server_secs = (t1 - t0) / HZ
     res["cpu_us"] = server_secs * 1e6 / max(res["requests"], 1)
     res["server_cpu_pct"] = 100 * server_secs / (w1 - w0)
@@ -460,7 +459,7 @@ RAW_FIELDS = ["rps", "p50_us", "p99_us", "requests", "errors", "non2xx", "cpu_us
 def record(rows, raw, key, res):
     rows.setdefault(key[:3], []).append(res)
     raw.write("\t".join(map(str, key)) + "\t" +
-              "\t".join(f"{res[f]:.4g}" if f in res else "-" for f in RAW_FIELDS) + "\n")
+              "\t".join(f"{res[f]:.6g}" if f in res else "-" for f in RAW_FIELDS) + "\n")
     raw.flush()
     share = f", disk hits {100 * res['disk_share']:.0f}%" if "disk_share" in res else ""
     load = f", load {res['load_rps']:.0f} req/s" if "load_rps" in res else ""
@@ -481,8 +480,8 @@ def med(runs, field):
 
 def report(rows, labels, sizes, args):
     out = ["| server | size | URLs | req/s | × nginx | p50 ms | p99 ms | CPU µs/req | CPU × nginx "
-           "| disk hits | req/s per round | origin reqs | foreign CPU % max |",
-           "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|"]
+           "| server CPU % | disk hits | req/s per round | origin reqs | foreign CPU % max |",
+           "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|"]
     for size in sizes:
         ref = rows.get(("disk", size, "nginx"))
         for label in labels:
@@ -497,7 +496,7 @@ def report(rows, labels, sizes, args):
                 f"| {label} | {size} | {url_count(size)} | {rps:,.0f} "
                 f"| {rps / med(ref, 'rps'):.2f} | {med(runs, 'p50_us') / 1000:.2f} "
                 f"| {med(runs, 'p99_us') / 1000:.2f} | {cpu:.1f} | {cpu / med(ref, 'cpu_us'):.2f} "
-                f"| {share_text} | {per_round} "
+                f"| {med(runs, 'server_cpu_pct'):.0f} | {share_text} | {per_round} "
                 f"| {sum(int(r['origin_requests']) for r in runs)} "
                 f"| {max(r['foreign_cpu_pct'] for r in runs):.0f} |")
     if ("hot-alone", "1k", labels[0]) in rows:
@@ -518,10 +517,27 @@ def report(rows, labels, sizes, args):
     return "\n".join(out)
 
 
+def read_raw(path):
+    """The rows, server labels and sizes of an earlier run's raw.tsv."""
+    rows, labels, sizes = {}, [], []
+    with open(path) as f:
+        fields = f.readline().rstrip("\n").split("\t")[4:]
+        for line in f:
+            cells = line.rstrip("\n").split("\t")
+            key = tuple(cells[:3])
+            rows.setdefault(key, []).append(
+                {k: float(v) for k, v in zip(fields, cells[4:]) if v != "-"})
+            if key[2] not in labels:
+                labels.append(key[2])
+            if key[0] == "disk" and key[1] not in sizes:
+                sizes.append(key[1])
+    return rows, labels, sizes
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("builds", nargs="+", metavar="LABEL=BINARY",
+    p.add_argument("builds", nargs="*", metavar="LABEL=BINARY",
                    help="sumcached binaries, e.g. before=/path/build/release/daemon/sumcached")
     p.add_argument("-r", "--rounds", type=int, default=3)
     p.add_argument("-d", "--secs", type=int, default=6, help="seconds per timed run")
@@ -532,7 +548,14 @@ def main():
     p.add_argument("--no-contention", action="store_true")
     p.add_argument("--run", default=os.path.join(os.environ.get("TMPDIR", "/tmp"),
                                                  "sumcache-disk-bench"))
+    p.add_argument("--report", metavar="RAW_TSV", help="only print the tables of an earlier run "
+                   "(give the --hot-conns and --load-conns it ran with)")
     args = p.parse_args()
+    if args.report:
+        print(report(*read_raw(args.report), args))
+        return
+    if not args.builds:
+        p.error("no sumcached binary given")
     sizes = args.sizes.split(",")
     if any(s not in SIZES for s in sizes) or not 1 <= args.rounds <= 9 or not 1 <= args.secs <= 60:
         p.error("sizes among 1k,16k,1m; 1-9 rounds; 1-60 s")
