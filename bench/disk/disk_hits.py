@@ -2,7 +2,8 @@
 """Disk hits: sumcached builds beside nginx's proxy_cache (which serves every hit from
 a file), side by side in one run, with a working set ten times sumcached's memory tier.
 
-    disk_hits.py [-r ROUNDS] [-d SECS] [-c CONNS] [-s 1k,16k,1m] LABEL=BINARY...
+    disk_hits.py [-r ROUNDS] [-d SECS] [-c CONNS] [-s 1k,16k,1m] LABEL=BINARY...  (1 to 3)
+    disk_hits.py --report RUN/raw.tsv     (the tables of an earlier run)
 
 For each size (1 KiB, 16 KiB, 1 MiB) the run starts every server at once (each sumcached
 build, and nginx), fills each with all of the size's URLs, checks that a second pass
@@ -14,8 +15,9 @@ in the sizes, a second workload follows in the same servers: the p50/p99 of one 
 memory-resident URL on a single worker, alone and while other connections fetch 1 MiB disk
 hits. Servers run on CPU 1 (sumcached with workers: 1, nginx with one worker process), wrk
 -t1 on CPU 0. Everything listens on 127.0.0.1:19300-19349; scratch state goes to --run
-(default /tmp/sumcache-disk-bench; the origin's files are kept there for the next run).
-Prints markdown tables of medians; every run's figures go to RUN/raw.tsv."""
+(default /tmp/sumcache-disk-bench; the origin's files are kept there for the next run,
+the servers' caches are removed at the end). Prints markdown tables of medians; every
+run's figures go to RUN/raw.tsv. See docs/performance.md, "Disk hits"."""
 
 import argparse
 import http.client
@@ -40,7 +42,7 @@ MIB = 1 << 20
 # so that at most a tenth of the working set fits in memory and most hits are disk hits.
 SIZES = {"1k": (1024, 2 * MIB), "16k": (16 * 1024, 4 * MIB), "1m": (MIB, 64 * MIB)}
 WORKING_SET_FACTOR = 10
-MAX_OBJECT = 2 * MIB  # the memory tier must hold max_object_bytes (docs/configuration.md)
+MAX_OBJECT = 2 * MIB  # today the memory tier must hold max_object_bytes (configuration.md)
 HOT_PATH = "/hot/1k.bin"
 HZ = os.sysconf("SC_CLK_TCK")
 
@@ -265,7 +267,8 @@ http {{
   keepalive_requests 1000000;
   client_body_temp_path {d}/tmp; proxy_temp_path {d}/tmp; fastcgi_temp_path {d}/tmp;
   uwsgi_temp_path {d}/tmp; scgi_temp_path {d}/tmp;
-  proxy_cache_path {d}/cache levels=1:2 keys_zone=disk:64m max_size=8g inactive=1d use_temp_path=off;
+  proxy_cache_path {d}/cache levels=1:2 keys_zone=disk:64m max_size=8g inactive=1d
+                   use_temp_path=off;
   upstream origin {{ server 127.0.0.1:{ORIGIN_PORT}; keepalive 32; }}
   server {{
     listen 127.0.0.1:{self.port};
@@ -479,8 +482,9 @@ def med(runs, field):
 
 
 def report(rows, labels, sizes, args):
-    out = ["| server | size | URLs | req/s | × nginx | p50 ms | p99 ms | CPU µs/req | CPU × nginx "
-           "| server CPU % | disk hits | req/s per round | origin reqs | foreign CPU % max |",
+    out = ["| server | size | URLs | req/s | × nginx | p50 ms | p99 ms | CPU µs/req "
+           "| CPU × nginx | server CPU % | disk hits | req/s per round | origin reqs "
+           "| foreign CPU % max |",
            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|"]
     for size in sizes:
         ref = rows.get(("disk", size, "nginx"))
@@ -503,7 +507,8 @@ def report(rows, labels, sizes, args):
         out += ["", f"Memory hits of {HOT_PATH} ({args.hot_conns} connections), alone and while "
                 f"{args.load_conns} other connections fetch random 1 MiB disk hits:", "",
                 "| server | alone p50 ms | alone p99 ms | loaded p50 ms | loaded p99 ms "
-                "| p99 × alone | hot req/s alone / loaded | 1 MiB load req/s | foreign CPU % max |",
+                "| p99 × alone | hot req/s alone / loaded | 1 MiB load req/s "
+                "| foreign CPU % max |",
                 "|---|---:|---:|---:|---:|---:|---|---:|---:|"]
         for label in labels:
             alone, loaded = rows[("hot-alone", "1k", label)], rows[("hot-loaded", "1k", label)]
