@@ -9,6 +9,7 @@
 
 #include "daemon/observe/rate_window.h"
 #include "daemon/log/log_limiter.h"
+#include "daemon/net/accept_loop.h"
 #include "daemon/exchange/proxy_context.h"
 
 namespace sumcache::daemon {
@@ -42,6 +43,7 @@ struct AdminContext {
   std::uint32_t sessions = 0;
   AdminWaitingList waiting;
   LogLimiter full_log;  // "sessions at the cap", once a second at most
+  AcceptCounters accept_failures;  // the admin listener's own, for /metrics
 };
 
 }  // namespace sumcache::daemon

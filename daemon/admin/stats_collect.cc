@@ -105,6 +105,7 @@ StatsSnapshot collect_stats(ProxyShared& shared, const RateWindow& window, std::
     if (const PeerService* peers = shared.cache->peers()) {
       s.invalidations = peers->invalidation_stats();
       s.membership = peers->membership_stats();
+      s.peer_listener_accept_failures = peers->listener_accept_failures();
     }
   }
   if (shared.peer_status) s.peers = shared.peer_status();

@@ -426,6 +426,10 @@ RefusalCounts PeerService::listener_refusals() const {
   return exchange_ ? exchange_->listener_refusals() : RefusalCounts{};
 }
 
+AcceptCounts PeerService::listener_accept_failures() const {
+  return exchange_ ? exchange_->listener_accept_failures() : AcceptCounts{};
+}
+
 PeerStatusList PeerService::status() const {
   PeerStatusList list =
       table_.status(std::chrono::steady_clock::now(), expiry_.load(std::memory_order_relaxed));

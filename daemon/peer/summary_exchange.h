@@ -59,6 +59,7 @@ class SummaryExchange : public SummaryGate {
   void start();
   void stop();
   RefusalCounts listener_refusals() const { return listener_.refusals(); }
+  AcceptCounts listener_accept_failures() const { return listener_.accept_failures(); }
   // Any thread: numbers purges, holds tombstones and the unproven watermark.
   ClusterInvalidations& invalidations() { return invalidations_; }
   // On the io thread: the send loops waiting for a purge look again.
