@@ -76,16 +76,22 @@ std::vector<ListenerAddress> cluster_listeners(const config::Config& config) {
   return {listener_address(tcp::endpoint(address, port))};
 }
 
-void configure_tls(asio::ssl::context& tls, const config::Config& config, Logger& log) {
+// A CA file the config names must load (docs/style.md, "Error policy"): an origin
+// verified against nothing would fail every https exchange instead.
+bool configure_tls(asio::ssl::context& tls, const config::Config& config, Logger& log) {
   const auto& t = config.reverse.tls;
   error_code ec;
   if (!t.ca_file.empty()) {
     tls.load_verify_file(t.ca_file.string(), ec);
-    if (ec) log.error("reverse.tls.ca_file " + t.ca_file.string() + ": " + ec.message());
+    if (ec) {
+      log.error("reverse.tls.ca_file " + t.ca_file.string() + ": " + ec.message());
+      return false;
+    }
   } else {
     tls.set_default_verify_paths(ec);
   }
   tls.set_verify_mode(t.verify ? asio::ssl::verify_peer : asio::ssl::verify_none);
+  return true;
 }
 
 }  // namespace
@@ -112,9 +118,7 @@ Server::Server(config::Config config, std::filesystem::path config_path, Logger&
       config_path_(std::move(config_path)),
       log_(log),
       access_log_(access_log),
-      shared_(make_settings(config_), log, access_log, cache) {
-  configure_tls(tls_, config_, log_);
-}
+      shared_(make_settings(config_), log, access_log, cache) {}
 
 Server::~Server() {
   if (admin_) admin_->stop();
@@ -122,6 +126,7 @@ Server::~Server() {
 }
 
 bool Server::start() {
+  if (!configure_tls(tls_, config_, log_)) return false;
   const unsigned count = config_.workers != 0 ? config_.workers : usable_cores();
   const std::string sni = config_.reverse.tls.server_name.empty() ? config_.reverse.origin.host
                                                                   : config_.reverse.tls.server_name;
