@@ -166,6 +166,10 @@ void write_connections(W& w, const StatsSnapshot& s) {
                (*counts)[i]);
     }
   }
+  w.family("sumcache_peer_encode_failures_total", "counter",
+           "Summary and invalidation messages of this node that could not be encoded (a "
+           "precondition broken, or signing failed): not sent.");
+  w.sample("sumcache_peer_encode_failures_total", {}, s.peer_encode_failures);
   w.family("sumcache_upstream_truncated_total", "counter",
            "Response bodies upstream closed or stalled on mid-way; the client saw the cut.");
   w.sample("sumcache_upstream_truncated_total", {}, s.upstream_truncated);

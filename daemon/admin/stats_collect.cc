@@ -106,6 +106,7 @@ StatsSnapshot collect_stats(ProxyShared& shared, const RateWindow& window, std::
       s.invalidations = peers->invalidation_stats();
       s.membership = peers->membership_stats();
       s.peer_listener_accept_failures = peers->listener_accept_failures();
+      s.peer_encode_failures = peers->encode_failures();
     }
   }
   if (shared.peer_status) s.peers = shared.peer_status();

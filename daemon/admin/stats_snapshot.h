@@ -82,6 +82,7 @@ struct StatsSnapshot {
   AcceptCounts peer_object_accept_failures{};
   AcceptCounts admin_accept_failures{};
   AcceptCounts peer_listener_accept_failures{};
+  std::uint64_t peer_encode_failures = 0;  // own summary and invalidation messages not encoded
   UpstreamPoolStats upstream;  // summed over the workers' pools
   PeerStatusList peers;
   std::optional<RefusalCounts> peer_listener_refusals;  // summary mode only

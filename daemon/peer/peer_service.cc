@@ -443,6 +443,10 @@ AcceptCounts PeerService::listener_accept_failures() const {
   return exchange_ ? exchange_->listener_accept_failures() : AcceptCounts{};
 }
 
+std::uint64_t PeerService::encode_failures() const {
+  return exchange_ ? exchange_->encode_failures() : 0;
+}
+
 PeerStatusList PeerService::status() const {
   PeerStatusList list =
       table_.status(std::chrono::steady_clock::now(), expiry_.load(std::memory_order_relaxed));

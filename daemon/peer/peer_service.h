@@ -92,6 +92,7 @@ class PeerService {
   PeerStatusList status() const;
   RefusalCounts listener_refusals() const;  // summary mode's peer listener
   AcceptCounts listener_accept_failures() const;  // the same listener's failed accepts
+  std::uint64_t encode_failures() const;          // own summary or invalidation messages
   // What SIGHUP may change: thresholds, interval, expiry, timeout, weights,
   // and (summary mode) the peers: what changed in the file's list.
   void apply_live(const config::Config& config);
