@@ -77,8 +77,7 @@ Config apply_live(const Config& running, const Config& next) {
   cluster.store_peer_hits = next.cluster.store_peer_hits;
   cluster.miss_policy = next.cluster.miss_policy;
   cluster.peer_grace_ms = next.cluster.peer_grace_ms;
-  if (running.cluster.sharing == Sharing::summary &&
-      next.cluster.sharing == Sharing::summary) {
+  if (running.cluster.sharing == Sharing::summary && next.cluster.sharing == Sharing::summary) {
     // Live membership: PeerService applies what changed in the list.
     merged.peers = next.peers;
     return merged;

@@ -32,9 +32,9 @@ awaitable<void> accept_connections(tcp::acceptor& acceptor, AcceptSite& site,
       continue;
     }
     const int value = errno_of(ec);
-    const AcceptAction action =
-        ec == asio::error::operation_aborted ? AcceptAction::stop
-                                             : accept_action(value, acceptor.is_open());
+    const AcceptAction action = ec == asio::error::operation_aborted
+                                    ? AcceptAction::stop
+                                    : accept_action(value, acceptor.is_open());
     if (action == AcceptAction::stop) co_return;
     const AcceptFailure failure = classify_accept_errno(value);
     site.counters.add(failure);

@@ -36,7 +36,8 @@ class AcceptCounters {
 
 // One listening socket's loop state; its owner keeps it as long as the loop runs.
 struct AcceptSite {
-  AcceptSite(std::string n, Logger& l, AcceptCounters& c) : name(std::move(n)), log(l), counters(c) {}
+  AcceptSite(std::string n, Logger& l, AcceptCounters& c)
+      : name(std::move(n)), log(l), counters(c) {}
   std::string name;  // for the log: "proxy listener 127.0.0.1:3128"
   Logger& log;
   AcceptCounters& counters;

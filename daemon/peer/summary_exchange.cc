@@ -513,13 +513,14 @@ awaitable<void> SummaryExchange::push_to(std::shared_ptr<PeerLane> lane,
     peer.link.needs_full = true;
   } else {
     // The peer's text, its first line and 200 bytes at most, goes into our log.
-    const std::string text = reply.body.substr(0, std::min<std::size_t>(reply.body.find('\n'), 200));
+    const std::string text =
+        reply.body.substr(0, std::min<std::size_t>(reply.body.find('\n'), 200));
     table_.record_failure(peer, "push refused with " + std::to_string(reply.status) + ": " + text,
                           now);
     peer.counters.pushes_refused.fetch_add(1, std::memory_order_relaxed);
     if (const auto held = push_refused_log_.admit(LogLimiter::Clock::now())) {
-      log_.warn("peer " + peer.config.id + " refused our summary: " +
-                std::to_string(reply.status) + " " + text +
+      log_.warn("peer " + peer.config.id + " refused our summary: " + std::to_string(reply.status) +
+                " " + text +
                 (*held > 0 ? " (and " + std::to_string(*held) + " more refusals)" : ""));
     }
   }

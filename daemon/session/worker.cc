@@ -40,21 +40,22 @@ error_code Worker::listen(const tcp::endpoint& endpoint, tcp::endpoint& bound,
   error_code ec;
   bound = acceptor->local_endpoint(ec);
   if (ec) return failed_step = "getsockname", ec;
-  std::string name = std::string(peer_objects != nullptr ? "peer object" : "proxy") +
-                     " listener " + endpoint_text(bound);
-  auto site = std::make_unique<AcceptSite>(
-      std::move(name), context_.shared.log,
-      peer_objects != nullptr ? peer_object_accepts_ : proxy_accepts_);
+  std::string name = std::string(peer_objects != nullptr ? "peer object" : "proxy") + " listener " +
+                     endpoint_text(bound);
+  auto site =
+      std::make_unique<AcceptSite>(std::move(name), context_.shared.log,
+                                   peer_objects != nullptr ? peer_object_accepts_ : proxy_accepts_);
   acceptors_.push_back({std::move(acceptor), peer_objects, std::move(site)});
   return {};
 }
 
 void Worker::start() {
   for (auto& acceptor : acceptors_) {
-    asio::co_spawn(io_,
-                   accept_connections(*acceptor.acceptor, *acceptor.site,
-                                      [this, &acceptor](tcp::socket s) { admit(acceptor, std::move(s)); }),
-                   asio::detached);
+    asio::co_spawn(
+        io_,
+        accept_connections(*acceptor.acceptor, *acceptor.site,
+                           [this, &acceptor](tcp::socket s) { admit(acceptor, std::move(s)); }),
+        asio::detached);
   }
   thread_ = std::thread([this] {
     pthread_setname_np(pthread_self(), "sc-worker");

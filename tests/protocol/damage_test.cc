@@ -185,7 +185,8 @@ TEST(Damage, HeaderSizeOutsideItsBoundsIsRejected) {
 
 TEST(Damage, PayloadCountInconsistentWithLengthIsRejected) {
   Parts raw = testing::split(
-      encode_full(info_for(random_bits(2000, 4, 0.5, 1)), random_bits(2000, 4, 0.5, 1), kSecret).value());
+      encode_full(info_for(random_bits(2000, 4, 0.5, 1)), random_bits(2000, 4, 0.5, 1), kSecret)
+          .value());
   ASSERT_EQ(raw.header.compression, 0);
   raw.header.payload_count = 1999;
   EXPECT_EQ(decode_error(testing::sign(raw)), ProtocolErrc::inconsistent_sizes);

@@ -64,14 +64,14 @@ TEST(InvalidationRoundTrip, MissedFlagAndItsTimeSurviveIncludingZero) {
   for (std::uint64_t until : {std::uint64_t{0}, std::uint64_t{1'700'000'000'000}, kMaxSeq}) {
     InvalidationBatch batch = sample_batch();
     batch.missed_until_ms = until;
-    auto back =
-        decode_invalidations(encode_invalidations(batch, kSecret).value(), secret_for_known_nodes());
+    auto back = decode_invalidations(encode_invalidations(batch, kSecret).value(),
+                                     secret_for_known_nodes());
     ASSERT_TRUE(back.ok()) << back.error().message();
     ASSERT_TRUE(back->missed_until_ms.has_value());
     EXPECT_EQ(*back->missed_until_ms, until);
   }
-  auto plain =
-      decode_invalidations(encode_invalidations(sample_batch(), kSecret).value(), secret_for_known_nodes());
+  auto plain = decode_invalidations(encode_invalidations(sample_batch(), kSecret).value(),
+                                    secret_for_known_nodes());
   ASSERT_TRUE(plain.ok());
   EXPECT_FALSE(plain->missed_until_ms.has_value());
 }
@@ -96,7 +96,8 @@ TEST(InvalidationRoundTrip, EveryBoundIsReachable) {
   many.first_seq = kMaxSeq - 255;
   many.entries[0].value = "!~\x80\xff";
   many.entries[1].time_ms = kMaxSeq;
-  auto back = decode_invalidations(encode_invalidations(many, kSecret).value(), secret_for_known_nodes());
+  auto back =
+      decode_invalidations(encode_invalidations(many, kSecret).value(), secret_for_known_nodes());
   ASSERT_TRUE(back.ok()) << back.error().message();
   EXPECT_EQ(*back, many);
   EXPECT_EQ(back->last_seq(), kMaxSeq);
@@ -105,7 +106,8 @@ TEST(InvalidationRoundTrip, EveryBoundIsReachable) {
   longest.entries = {{InvalidationKind::url, 1, std::string(kMaxInvalidationKeyBytes, 'u')},
                      {InvalidationKind::prefix, 2, std::string(kMaxInvalidationKeyBytes, 'p')},
                      {InvalidationKind::tag, 3, std::string(kMaxInvalidationTagBytes, 't')}};
-  back = decode_invalidations(encode_invalidations(longest, kSecret).value(), secret_for_known_nodes());
+  back = decode_invalidations(encode_invalidations(longest, kSecret).value(),
+                              secret_for_known_nodes());
   ASSERT_TRUE(back.ok()) << back.error().message();
   EXPECT_EQ(*back, longest);
 }
@@ -136,6 +138,16 @@ TEST(InvalidationRoundTrip, PayloadOfExactly256KiBIsTheLargestMessage) {
 
 TEST(InvalidationBounds, MessageBoundCoversTheLargestHeaderIdPayloadAndTag) {
   EXPECT_EQ(kMaxInvalidationMessageBytes, 1024U + 64U + 262'144U + 32U);
+}
+
+TEST(InvalidationEncode, ErrorsNameTheirCause) {
+  InvalidationBatch batch = sample_batch();
+  batch.node_id = "";
+  const auto refused = encode_invalidations(batch, kSecret);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error(), InvalidationErrc::invalid_message);
+  EXPECT_EQ(std::error_code(InvalidationErrc::signing_failed).message(),
+            "invalidation message could not be signed (HMAC-SHA256 failed)");
 }
 
 TEST(InvalidationEncode, RefusesWhatTheFormatCannotCarry) {
@@ -229,7 +241,8 @@ TEST(InvalidationDecode, SummaryAndInvalidationMessagesAreToldApartByMagic) {
   const std::string summary = encode_full(testing::info_for(bits), bits, kSecret).value();
   EXPECT_EQ(batch_error(summary), InvalidationErrc::bad_magic);
   EXPECT_EQ(ack_error(summary), InvalidationErrc::bad_magic);
-  auto as_summary = decode(encode_invalidations(sample_batch(), kSecret).value(), secret_for_known_nodes());
+  auto as_summary =
+      decode(encode_invalidations(sample_batch(), kSecret).value(), secret_for_known_nodes());
   ASSERT_FALSE(as_summary.ok());
   EXPECT_EQ(as_summary.error(), ProtocolErrc::bad_magic);
 }

@@ -53,7 +53,8 @@ TEST(RoundTrip, FullSummaryKeepsSeededAndMd5Hashers) {
     md5->add("k" + std::to_string(i));
   }
   for (const auto* bits : {&*seeded, &*md5}) {
-    auto back = decode(encode_full(info_for(*bits), *bits, kSecret).value(), secret_for_known_nodes());
+    auto back =
+        decode(encode_full(info_for(*bits), *bits, kSecret).value(), secret_for_known_nodes());
     ASSERT_TRUE(back.ok()) << back.error().message();
     EXPECT_EQ(*back->bits, *bits);
     EXPECT_TRUE(back->bits->contains("k7"));
@@ -65,7 +66,8 @@ TEST(RoundTrip, FullSummaryIsTheSmallerOfRawAndCoded) {
   const std::size_t raw_payload = m / 8;
   for (double fill : {0.0, 0.01, 0.2, 0.8, 0.99, 1.0}) {
     const auto bits = random_bits(m, 2, fill, 5);
-    auto back = decode(encode_full(info_for(bits), bits, kSecret).value(), secret_for_known_nodes());
+    auto back =
+        decode(encode_full(info_for(bits), bits, kSecret).value(), secret_for_known_nodes());
     ASSERT_TRUE(back.ok());
     EXPECT_EQ(back->compression, Compression::rice_gaps) << fill;
     EXPECT_LT(back->wire_bytes, raw_payload) << fill;
@@ -138,8 +140,20 @@ TEST(RoundTrip, EncoderRefusesInputThatBreaksItsPreconditions) {
   EXPECT_EQ(encode_delta(info, 4, descending, kSecret).error(), ProtocolErrc::invalid_summary);
   EXPECT_EQ(encode_delta(info, 4, repeated, kSecret).error(), ProtocolErrc::invalid_summary);
   EXPECT_EQ(encode_delta(info, 4, past_m, kSecret).error(), ProtocolErrc::invalid_summary);
-  EXPECT_EQ(encode_delta(info, 5, fine, kSecret).error(), ProtocolErrc::invalid_summary);  // base must be below sequence
+  EXPECT_EQ(encode_delta(info, 5, fine, kSecret).error(),
+            ProtocolErrc::invalid_summary);  // base must be below sequence
   EXPECT_TRUE(encode_delta(info, 4, fine, kSecret).ok());
+}
+
+TEST(RoundTrip, EncoderErrorsNameTheirCause) {
+  const auto bits = random_bits(1000, 2, 0.1, 1);
+  auto bad = info_for(bits, 5);
+  bad.node_id = "";
+  const auto refused = encode_full(bad, bits, kSecret);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().message(), "summary to encode breaks a precondition");
+  EXPECT_EQ(std::error_code(ProtocolErrc::signing_failed).message(),
+            "summary could not be signed (HMAC-SHA256 failed)");
 }
 
 TEST(RoundTrip, EmptySecretStillSignsAndChecks) {

@@ -130,11 +130,12 @@ TEST_F(AcceptLimitsTest, OutOfDescriptorsTheNodePausesCountsAndServesOnceTheyFre
   const auto wall_before = Clock::now();
   std::this_thread::sleep_for(2s);
   const auto cpu = cpu_time(pid) - cpu_before;
-  const auto wall = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - wall_before);
+  const auto wall =
+      std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - wall_before);
   // A listener that retries at once spins a whole core; paused ones wake a few times a second.
-  EXPECT_LT(cpu.count(), wall.count() / 5) << "CPU " << cpu.count() << " ms in " << wall.count()
-                                           << " ms of wall time\n"
-                                           << log_of(0);
+  EXPECT_LT(cpu.count(), wall.count() / 5)
+      << "CPU " << cpu.count() << " ms in " << wall.count() << " ms of wall time\n"
+      << log_of(0);
 
   ASSERT_EQ(::prlimit(pid, RLIMIT_NOFILE, &original, nullptr), 0) << std::strerror(errno);
   // The longest pause is 1 s: both waiting clients are answered soon after.
