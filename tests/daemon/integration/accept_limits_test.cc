@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -67,13 +68,17 @@ struct Connection {
   int fd = -1;
 };
 
-std::size_t open_descriptors(pid_t pid) {
-  std::size_t n = 0;
-  for ([[maybe_unused]] const auto& entry :
+// The descriptor number the process's next open would take: the lowest one free. A limit at
+// it refuses every new descriptor (RLIMIT_NOFILE bounds the number, not the count).
+rlim_t lowest_free_descriptor(pid_t pid) {
+  std::set<rlim_t> used;
+  for (const auto& entry :
        std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/fd")) {
-    ++n;
+    used.insert(std::stoull(entry.path().filename().string()));
   }
-  return n;
+  rlim_t free = 0;
+  while (used.contains(free)) ++free;
+  return free;
 }
 
 // User plus system CPU time of the process, from /proc/PID/stat (fields 14 and 15).
@@ -106,11 +111,14 @@ TEST_F(AcceptLimitsTest, OutOfDescriptorsTheNodePausesCountsAndServesOnceTheyFre
   ASSERT_TRUE(start_cluster({.nodes = 2, .update_interval_ms = 60000}));
   ASSERT_EQ(fetch(0, "/warm").status, 200U);
   const pid_t pid = nodes_[0].process->pid();
+  // The warm-up's client connection closes on the node's side soon after the response: let it,
+  // so that its descriptor is not a free number below the limit set next.
+  std::this_thread::sleep_for(500ms);
 
   rlimit original{};
   ASSERT_EQ(::prlimit(pid, RLIMIT_NOFILE, nullptr, &original), 0) << std::strerror(errno);
   // No room for one more descriptor: every accept fails with EMFILE.
-  const rlimit low{open_descriptors(pid), original.rlim_max};
+  const rlimit low{lowest_free_descriptor(pid), original.rlim_max};
   ASSERT_EQ(::prlimit(pid, RLIMIT_NOFILE, &low, nullptr), 0) << std::strerror(errno);
   struct Restore {
     pid_t pid;
