@@ -107,9 +107,10 @@ std::uint64_t accept_failures(const std::string& metrics, const std::string& lis
 class AcceptLimitsTest : public ClusterTest {};
 
 TEST_F(AcceptLimitsTest, OutOfDescriptorsTheNodePausesCountsAndServesOnceTheyFree) {
-  // Summaries rarely: their sockets would come and go while the limit is low.
-  ASSERT_TRUE(start_cluster({.nodes = 2, .update_interval_ms = 60000}));
-  ASSERT_EQ(fetch(0, "/warm").status, 200U);
+  // Summaries rarely (the fixture expires them after 5 s): their sockets would come and go
+  // while the limit is low.
+  ASSERT_TRUE(start_cluster({.nodes = 2, .update_interval_ms = 4000}));
+  ASSERT_EQ(fetch(0, "/obj/warm?max_age=600").status, 200U);
   const pid_t pid = nodes_[0].process->pid();
   // The warm-up's client connection closes on the node's side soon after the response: let it,
   // so that its descriptor is not a free number below the limit set next.
@@ -131,7 +132,7 @@ TEST_F(AcceptLimitsTest, OutOfDescriptorsTheNodePausesCountsAndServesOnceTheyFre
   Connection peer(nodes_[0].peer_port);
   ASSERT_GE(proxy.fd, 0);
   ASSERT_GE(peer.fd, 0);
-  ASSERT_TRUE(proxy.send("GET " + origin_url("/after") + " HTTP/1.1\r\nHost: x\r\n\r\n"));
+  ASSERT_TRUE(proxy.send("GET " + origin_url("/obj/after?max_age=600") + " HTTP/1.1\r\nHost: x\r\n\r\n"));
   ASSERT_TRUE(peer.send("GET /summary HTTP/1.1\r\nHost: x\r\n\r\n"));
 
   const auto cpu_before = cpu_time(pid);
@@ -162,7 +163,7 @@ TEST_F(AcceptLimitsTest, OutOfDescriptorsTheNodePausesCountsAndServesOnceTheyFre
             std::string::npos)
       << log;
   EXPECT_LE(count_matches(log, "accept failed"), 30U) << log;
-  EXPECT_EQ(fetch(0, "/later").status, 200U);
+  EXPECT_EQ(fetch(0, "/obj/later?max_age=600").status, 200U);
 }
 
 }  // namespace

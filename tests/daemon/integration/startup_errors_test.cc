@@ -2,6 +2,8 @@
 // policy"): the daemon exits 1 at once with a line naming the field, rather than start and
 // fail every request that needs the file.
 
+#include <gtest/gtest.h>
+
 #include <fstream>
 
 #include "tests/support/daemon_process.h"
