@@ -34,7 +34,7 @@ Result<std::string> seal(const SummaryInfo& info, MessageKind kind, std::uint64_
   append_header(out, h);
   out += info.node_id;
   out += payload.bytes;
-  if (!append_tag(out, secret)) return ProtocolErrc::signing_failed;
+  if (!append_tag(out, secret)) return make_error_code(ProtocolErrc::signing_failed);
   return out;
 }
 
@@ -65,7 +65,7 @@ Result<std::string> encode_full(const SummaryInfo& info, const filters::BloomFil
                                 std::string_view secret) {
   if (auto ec = check_summary(info)) return ec;
   if (bits.params() != info.params || bits.hasher() != info.hasher) {
-    return ProtocolErrc::invalid_summary;
+    return make_error_code(ProtocolErrc::invalid_summary);
   }
   return seal(info, MessageKind::full, 0, encode_full_payload(bits), secret);
 }

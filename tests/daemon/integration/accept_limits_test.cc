@@ -141,6 +141,8 @@ TEST_F(AcceptLimitsTest, OutOfDescriptorsTheNodePausesCountsAndServesOnceTheyFre
   const auto cpu = cpu_time(pid) - cpu_before;
   const auto wall =
       std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - wall_before);
+  RecordProperty("daemon_cpu_ms", static_cast<int>(cpu.count()));
+  RecordProperty("wall_ms", static_cast<int>(wall.count()));
   // A listener that retries at once spins a whole core; paused ones wake a few times a second.
   EXPECT_LT(cpu.count(), wall.count() / 5)
       << "CPU " << cpu.count() << " ms in " << wall.count() << " ms of wall time\n"
