@@ -132,7 +132,8 @@ TEST_F(AcceptLimitsTest, OutOfDescriptorsTheNodePausesCountsAndServesOnceTheyFre
   Connection peer(nodes_[0].peer_port);
   ASSERT_GE(proxy.fd, 0);
   ASSERT_GE(peer.fd, 0);
-  ASSERT_TRUE(proxy.send("GET " + origin_url("/obj/after?max_age=600") + " HTTP/1.1\r\nHost: x\r\n\r\n"));
+  ASSERT_TRUE(
+      proxy.send("GET " + origin_url("/obj/after?max_age=600") + " HTTP/1.1\r\nHost: x\r\n\r\n"));
   ASSERT_TRUE(peer.send("GET /summary HTTP/1.1\r\nHost: x\r\n\r\n"));
 
   const auto cpu_before = cpu_time(pid);
