@@ -5,38 +5,12 @@
 #include <string_view>
 
 #include "config/config_writer.h"
+#include "config/reload_table.h"
 
 namespace sumcache::config {
 namespace {
 
 using detail::Json;
-
-// Fields a running process can take on at SIGHUP: rules, limits, timeouts, tuning of
-// decisions made per request or per summary update. "[*]" stands for any array index. Every
-// other field shapes sockets, threads, the store or cluster membership, and waits for a
-// restart. docs/configuration.md marks each field the same way.
-constexpr std::string_view kLiveFields[] = {
-    "$.admin.token",
-    "$.admin.token_file",
-    "$.admin.allow",
-    "$.reverse.host_header",
-    "$.forward.connect_ports",
-    "$.forward.allow_ports",
-    "$.access",
-    "$.limits",
-    "$.cache.heuristic_fraction",
-    "$.cache.heuristic_max_ms",
-    "$.log.level",
-    "$.log.access_format",
-    "$.cluster.update_threshold_percent",
-    "$.cluster.update_max_interval_ms",
-    "$.cluster.summary_expiry_ms",
-    "$.cluster.peer_timeout_ms",
-    "$.cluster.store_peer_hits",
-    "$.cluster.miss_policy",
-    "$.peers[*].weight",
-    "$.cluster.peer_grace_ms",
-};
 
 void diff(const Json& a, const Json& b, const std::string& path, std::vector<std::string>& out) {
   if (a.is_object() && b.is_object()) {
@@ -60,27 +34,6 @@ void diff(const Json& a, const Json& b, const std::string& path, std::vector<std
   }
 }
 
-// "$.peers[3].weight" -> "$.peers[*].weight".
-std::string without_indexes(std::string_view path) {
-  std::string result;
-  for (std::size_t i = 0; i < path.size(); ++i) {
-    result += path[i];
-    if (path[i] != '[') continue;
-    result += '*';
-    i = path.find(']', i) - 1;
-  }
-  return result;
-}
-
-bool is_live(const std::string& path) {
-  std::string pattern = without_indexes(path);
-  return std::any_of(std::begin(kLiveFields), std::end(kLiveFields), [&](std::string_view live) {
-    return pattern.starts_with(live) &&
-           (pattern.size() == live.size() || pattern[live.size()] == '.' ||
-            pattern[live.size()] == '[');
-  });
-}
-
 }  // namespace
 
 std::vector<std::string> changed_paths(const Config& running, const Config& next) {
@@ -93,14 +46,47 @@ std::vector<std::string> changed_paths(const Config& running, const Config& next
 }
 
 std::vector<std::string> restart_required_changes(const Config& running, const Config& next) {
+  const bool summary =
+      running.cluster.sharing == Sharing::summary && next.cluster.sharing == Sharing::summary;
   std::vector<std::string> paths = changed_paths(running, next);
-  std::erase_if(paths, is_live);
-  // Summary mode's peers join and leave at runtime (docs/peers.md, "Live
-  // membership"); ICP's agent holds its peers from the start.
-  if (running.cluster.sharing == Sharing::summary && next.cluster.sharing == Sharing::summary) {
-    std::erase_if(paths, [](const std::string& p) { return p.starts_with("$.peers"); });
-  }
+  std::erase_if(paths, [summary](const std::string& path) {
+    const ReloadClass reload = reload_class(path);
+    return reload == ReloadClass::live || (summary && reload == ReloadClass::live_summary);
+  });
   return paths;
+}
+
+Config apply_live(const Config& running, const Config& next) {
+  Config merged = running;
+  merged.access = next.access;
+  merged.limits = next.limits;
+  merged.forward = next.forward;
+  merged.reverse.host_header = next.reverse.host_header;
+  merged.cache.heuristic_fraction = next.cache.heuristic_fraction;
+  merged.cache.heuristic_max_ms = next.cache.heuristic_max_ms;
+  merged.log.level = next.log.level;
+  merged.log.access_format = next.log.access_format;
+  merged.admin.token = next.admin.token;
+  merged.admin.token_file = next.admin.token_file;
+  merged.admin.allow = next.admin.allow;
+  auto& cluster = merged.cluster;
+  cluster.update_threshold_percent = next.cluster.update_threshold_percent;
+  cluster.update_max_interval_ms = next.cluster.update_max_interval_ms;
+  cluster.summary_expiry_ms = next.cluster.summary_expiry_ms;
+  cluster.peer_timeout_ms = next.cluster.peer_timeout_ms;
+  cluster.store_peer_hits = next.cluster.store_peer_hits;
+  cluster.miss_policy = next.cluster.miss_policy;
+  cluster.peer_grace_ms = next.cluster.peer_grace_ms;
+  if (running.cluster.sharing == Sharing::summary && next.cluster.sharing == Sharing::summary) {
+    // Live membership: PeerService applies what changed in the list.
+    merged.peers = next.peers;
+    return merged;
+  }
+  // ICP's peer list is fixed until a restart; a weight may change (same peer, same place).
+  for (std::size_t i = 0; i < merged.peers.size() && i < next.peers.size(); ++i) {
+    if (merged.peers[i].id == next.peers[i].id) merged.peers[i].weight = next.peers[i].weight;
+  }
+  return merged;
 }
 
 }  // namespace sumcache::config

@@ -10,8 +10,8 @@
 namespace sumcache::protocol {
 namespace {
 
-std::string seal(const SummaryInfo& info, MessageKind kind, std::uint64_t base_sequence,
-                 const EncodedPayload& payload, std::string_view secret) {
+Result<std::string> seal(const SummaryInfo& info, MessageKind kind, std::uint64_t base_sequence,
+                         const EncodedPayload& payload, std::string_view secret) {
   WireHeader h;
   h.kind = static_cast<std::uint8_t>(kind);
   h.compression = static_cast<std::uint8_t>(payload.compression);
@@ -34,7 +34,7 @@ std::string seal(const SummaryInfo& info, MessageKind kind, std::uint64_t base_s
   append_header(out, h);
   out += info.node_id;
   out += payload.bytes;
-  if (!append_tag(out, secret)) return {};
+  if (!append_tag(out, secret)) return make_error_code(ProtocolErrc::signing_failed);
   return out;
 }
 
@@ -61,17 +61,19 @@ std::error_code check_delta(const SummaryInfo& info, std::uint64_t base_sequence
   return {};
 }
 
-std::string encode_full(const SummaryInfo& info, const filters::BloomFilter& bits,
-                        std::string_view secret) {
-  if (check_summary(info) || bits.params() != info.params || bits.hasher() != info.hasher) {
-    return {};
+Result<std::string> encode_full(const SummaryInfo& info, const filters::BloomFilter& bits,
+                                std::string_view secret) {
+  if (auto ec = check_summary(info)) return ec;
+  if (bits.params() != info.params || bits.hasher() != info.hasher) {
+    return make_error_code(ProtocolErrc::invalid_summary);
   }
   return seal(info, MessageKind::full, 0, encode_full_payload(bits), secret);
 }
 
-std::string encode_delta(const SummaryInfo& info, std::uint64_t base_sequence,
-                         std::span<const filters::BitChange> changes, std::string_view secret) {
-  if (check_delta(info, base_sequence, changes)) return {};
+Result<std::string> encode_delta(const SummaryInfo& info, std::uint64_t base_sequence,
+                                 std::span<const filters::BitChange> changes,
+                                 std::string_view secret) {
+  if (auto ec = check_delta(info, base_sequence, changes)) return ec;
   return seal(info, MessageKind::delta, base_sequence, encode_delta_payload(changes), secret);
 }
 

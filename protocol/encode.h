@@ -2,8 +2,9 @@
 // Encoding summary messages (layout: docs/protocol.md). Every message is
 // signed with HMAC-SHA256 under `secret`, the cluster secret from the config.
 //
-// Both return an empty string (never a valid message: the smallest is 117
-// bytes) when the input breaks a precondition; check_* say which.
+// Both return the message, or invalid_summary when the input breaks a precondition (check_*
+// say which) and signing_failed when the tag cannot be computed: a caller cannot send an
+// empty body by mistake.
 
 #include <cstdint>
 #include <span>
@@ -13,17 +14,19 @@
 
 #include "filters/bit_change.h"
 #include "filters/bloom_filter.h"
+#include "filters/result.h"
 #include "protocol/summary_message.h"
 
 namespace sumcache::protocol {
 
 // Full: raw or Rice-coded set positions, whichever is smaller. `bits` must
 // have info.params and info.hasher.
-std::string encode_full(const SummaryInfo& info, const filters::BloomFilter& bits,
-                        std::string_view secret);
+Result<std::string> encode_full(const SummaryInfo& info, const filters::BloomFilter& bits,
+                                std::string_view secret);
 // Requires positions strictly ascending and below m, and base_sequence < info.sequence.
-std::string encode_delta(const SummaryInfo& info, std::uint64_t base_sequence,
-                         std::span<const filters::BitChange> changes, std::string_view secret);
+Result<std::string> encode_delta(const SummaryInfo& info, std::uint64_t base_sequence,
+                                 std::span<const filters::BitChange> changes,
+                                 std::string_view secret);
 
 // invalid_summary unless the node id is valid (node_id.h) and m, k are valid.
 std::error_code check_summary(const SummaryInfo& info);

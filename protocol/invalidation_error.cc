@@ -35,6 +35,8 @@ class InvalidationCategory final : public std::error_category {
         return "invalidation message has bytes after its last entry";
       case InvalidationErrc::invalid_message:
         return "invalidation message to encode breaks a rule of the format";
+      case InvalidationErrc::signing_failed:
+        return "invalidation message could not be signed (HMAC-SHA256 failed)";
     }
     return "unknown invalidation error";
   }

@@ -20,6 +20,7 @@ enum class InvalidationErrc {
   wrong_kind,           // an ack where invalidations were expected, or the other way round
   trailing_bytes,       // bytes after the last entry of the payload
   invalid_message,      // encode: the message breaks a rule of the format
+  signing_failed,       // encode: the HMAC-SHA256 tag could not be computed
 };
 
 const std::error_category& invalidation_category() noexcept;

@@ -42,8 +42,8 @@ std::uint64_t le_at(std::string_view bytes, std::size_t offset, std::size_t widt
   return value;
 }
 
-std::string seal(InvalidationHeader h, std::string_view node_id, std::string_view payload,
-                 std::string_view secret) {
+Result<std::string> seal(InvalidationHeader h, std::string_view node_id, std::string_view payload,
+                         std::string_view secret) {
   h.node_id_bytes = static_cast<std::uint8_t>(node_id.size());
   h.payload_bytes = static_cast<std::uint32_t>(payload.size());
   std::string out;
@@ -51,7 +51,7 @@ std::string seal(InvalidationHeader h, std::string_view node_id, std::string_vie
   append_invalidation_header(out, h);
   out += node_id;
   out += payload;
-  if (!append_tag(out, secret)) return {};
+  if (!append_tag(out, secret)) return fail(InvalidationErrc::signing_failed);
   return out;
 }
 
@@ -182,8 +182,8 @@ std::error_code check_invalidation_ack(const InvalidationAck& ack) {
   return {};
 }
 
-std::string encode_invalidations(const InvalidationBatch& batch, std::string_view secret) {
-  if (check_invalidations(batch)) return {};
+Result<std::string> encode_invalidations(const InvalidationBatch& batch, std::string_view secret) {
+  if (auto ec = check_invalidations(batch)) return ec;
   InvalidationHeader h;
   h.kind = static_cast<std::uint8_t>(InvalidationMessageKind::invalidations);
   h.count = static_cast<std::uint16_t>(batch.entries.size());
@@ -201,8 +201,8 @@ std::string encode_invalidations(const InvalidationBatch& batch, std::string_vie
   return seal(h, batch.node_id, payload, secret);
 }
 
-std::string encode_invalidation_ack(const InvalidationAck& ack, std::string_view secret) {
-  if (check_invalidation_ack(ack)) return {};
+Result<std::string> encode_invalidation_ack(const InvalidationAck& ack, std::string_view secret) {
+  if (auto ec = check_invalidation_ack(ack)) return ec;
   InvalidationHeader h;
   h.kind = static_cast<std::uint8_t>(InvalidationMessageKind::ack);
   h.epoch = ack.epoch;

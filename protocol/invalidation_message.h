@@ -74,9 +74,10 @@ std::error_code check_invalidations(const InvalidationBatch& batch);
 // invalid_message unless both node ids are valid.
 std::error_code check_invalidation_ack(const InvalidationAck& ack);
 
-// Both return an empty string (never a valid message) when check_* refuses the input.
-std::string encode_invalidations(const InvalidationBatch& batch, std::string_view secret);
-std::string encode_invalidation_ack(const InvalidationAck& ack, std::string_view secret);
+// Both return the message, or invalid_message when check_* refuses the input and
+// signing_failed when the tag cannot be computed.
+Result<std::string> encode_invalidations(const InvalidationBatch& batch, std::string_view secret);
+Result<std::string> encode_invalidation_ack(const InvalidationAck& ack, std::string_view secret);
 
 // The error is an InvalidationErrc; the checks and their order: docs/protocol.md.
 Result<InvalidationBatch> decode_invalidations(std::string_view bytes,

@@ -41,6 +41,8 @@ class ProtocolCategory final : public std::error_category {
         return "summary delta before any full summary";
       case ProtocolErrc::invalid_summary:
         return "summary to encode breaks a precondition";
+      case ProtocolErrc::signing_failed:
+        return "summary could not be signed (HMAC-SHA256 failed)";
     }
     return "unknown protocol error";
   }

@@ -22,6 +22,7 @@ enum class ProtocolErrc {
   params_mismatch,      // a delta's node, m, k or hash differ from the state held
   no_state,             // a delta arrived before any full summary
   invalid_summary,      // encode: the summary breaks a precondition (node id, params, changes)
+  signing_failed,       // encode: the HMAC-SHA256 tag could not be computed
 };
 
 const std::error_category& protocol_category() noexcept;

@@ -59,7 +59,8 @@ void run(const char* name, std::uint64_t n, filters::BloomParams params, double 
   const auto info = info_for(base, 1, n);
 
   std::string full;
-  const double encode_ms = median_ms([&] { full = protocol::encode_full(info, base, kSecret); });
+  const double encode_ms =
+      median_ms([&] { full = protocol::encode_full(info, base, kSecret).value(); });
   const auto secret = [](std::string_view) -> std::optional<std::string> {
     return std::string(kSecret);
   };
@@ -87,7 +88,7 @@ void run(const char* name, std::uint64_t n, filters::BloomParams params, double 
     }
     const auto changes = filters::bit_differences(base, counting.bit_view());
     delta_bytes[step] =
-        protocol::encode_delta(info_for(base, ++sequence, n), 1, changes, kSecret).size();
+        protocol::encode_delta(info_for(base, ++sequence, n), 1, changes, kSecret).value().size();
   }
 
   const auto estimate = protocol::estimate_wire(n, params);

@@ -9,6 +9,7 @@
 
 #include "daemon/observe/rate_window.h"
 #include "daemon/log/log_limiter.h"
+#include "daemon/net/accept_loop.h"
 #include "daemon/exchange/proxy_context.h"
 
 namespace sumcache::daemon {
@@ -50,6 +51,7 @@ struct AdminContext {
   AdminWaitingList waiting;
   LogLimiter full_log;  // "sessions at the cap", once a second at most
   std::uint64_t sessions_closed = 0;  // idle sessions closed to admit a new one
+  AcceptCounters accept_failures;  // the admin listener's own, for /metrics
 };
 
 }  // namespace sumcache::daemon

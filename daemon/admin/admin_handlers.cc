@@ -37,7 +37,13 @@ AdminResponse text_response(unsigned status, std::string body) {
 
 StatsSnapshot full_snapshot(AdminContext& context) {
   StatsSnapshot s = collect_stats(context);
+  const auto add = [](AcceptCounts& sum, const AcceptCounts& more) {
+    for (std::size_t i = 0; i < sum.size(); ++i) sum[i] += more[i];
+  };
+  s.admin_accept_failures = context.accept_failures.snapshot();
   for (Worker* worker : context.workers) {
+    add(s.proxy_accept_failures, worker->proxy_accept_failures());
+    add(s.peer_object_accept_failures, worker->peer_object_accept_failures());
     if (auto pool = worker->upstream_stats(kWorkerAnswer)) {
       s.upstream.connects += pool->connects;
       s.upstream.connect_failures += pool->connect_failures;

@@ -40,12 +40,17 @@ error_code AdminServer::listen(const tcp::endpoint& endpoint, tcp::endpoint& bou
   if (auto ec = open_acceptor(*acceptor_, endpoint, false, failed_step)) return ec;
   error_code ec;
   bound = acceptor_->local_endpoint(ec);
-  if (ec) failed_step = "getsockname";
+  if (ec) return failed_step = "getsockname", ec;
+  accept_site_ = std::make_unique<AcceptSite>("admin listener " + endpoint_text(bound),
+                                              context_.shared.log, context_.accept_failures);
   return ec;
 }
 
 void AdminServer::start() {
-  asio::co_spawn(*io_, accept_loop(), asio::detached);
+  asio::co_spawn(*io_,
+                 accept_connections(*acceptor_, *accept_site_,
+                                    [this](tcp::socket socket) { admit(std::move(socket)); }),
+                 asio::detached);
   asio::co_spawn(*io_, sample_loop(), asio::detached);
   thread_ = std::thread([this] {
     pthread_setname_np(pthread_self(), "sc-admin");
@@ -59,32 +64,22 @@ void AdminServer::stop() {
   if (thread_.joinable()) thread_.join();
 }
 
-awaitable<void> AdminServer::accept_loop() {
-  for (;;) {
-    auto [ec, socket] = co_await acceptor_->async_accept(use_nothrow);
-    if (ec == asio::error::operation_aborted || !acceptor_->is_open()) co_return;
-    if (ec) {
-      context_.shared.log.warn("admin: accept failed: " + ec.message());
-      asio::steady_timer pause(*io_, std::chrono::milliseconds(50));
-      co_await pause.async_wait(use_nothrow);
-      continue;
+void AdminServer::admit(tcp::socket socket) {
+  // At the cap, a new connection (a health check) still gets in: the
+  // session that has waited longest for its client is closed instead.
+  // Only when every session is busy answering is the new one closed.
+  if (context_.sessions >= kMaxSessions) {
+    if (context_.waiting.empty()) {
+      log_full(context_, "every one busy; new connection closed");
+      return;
     }
-    // At the cap, a new connection (a health check) still gets in: the
-    // session that has waited longest for its client is closed instead.
-    // Only when every session is busy answering is the new one closed.
-    if (context_.sessions >= kMaxSessions) {
-      if (context_.waiting.empty()) {
-        log_full(context_, "every one busy; new connection closed");
-        continue;
-      }
-      AdminWaiting& oldest = context_.waiting.front();
-      oldest.unlink();
-      oldest.stream.cancel();
-      ++context_.sessions_closed;
-      log_full(context_, "closed the one idle longest to admit a new connection");
-    }
-    asio::co_spawn(*io_, serve_admin_client(context_, std::move(socket)), asio::detached);
+    AdminWaiting& oldest = context_.waiting.front();
+    oldest.unlink();
+    oldest.stream.cancel();
+    ++context_.sessions_closed;
+    log_full(context_, "closed the one idle longest to admit a new connection");
   }
+  asio::co_spawn(*io_, serve_admin_client(context_, std::move(socket)), asio::detached);
 }
 
 // Once a second: the cumulative ratio counters into the 1 s ring.

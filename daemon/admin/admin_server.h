@@ -28,7 +28,7 @@ class AdminServer {
   void stop();
 
  private:
-  awaitable<void> accept_loop();
+  void admit(tcp::socket socket);
   awaitable<void> sample_loop();
 
   // Held by pointer so that the destructor can end the loop, and with it the
@@ -36,6 +36,7 @@ class AdminServer {
   std::unique_ptr<asio::io_context> io_;
   std::unique_ptr<tcp::acceptor> acceptor_;
   AdminContext context_;
+  std::unique_ptr<AcceptSite> accept_site_;  // set by listen
   std::thread thread_;
 };
 

@@ -49,6 +49,9 @@ constexpr PeerFamily kFamilies[] = {
     {"sumcache_peer_messages_rejected_total", "counter",
      "Summary or ICP messages from the peer that failed checks.",
      [](const PeerStatus& p) { return num(p.messages_rejected); }},
+    {"sumcache_peer_pushes_refused_total", "counter",
+     "Summaries the peer refused with an error status (not 409 or 429, which ask for a full one).",
+     [](const PeerStatus& p) { return num(p.pushes_refused); }},
     {"sumcache_peer_rtt_seconds", "gauge", "Smoothed round-trip time to the peer (0: unmeasured).",
      [](const PeerStatus& p) { return p.rtt_ms / 1000.0; }},
 };

@@ -150,6 +150,26 @@ void write_connections(W& w, const StatsSnapshot& s) {
   w.family("sumcache_admin_sessions_closed_total", "counter",
            "Idle admin connections closed to admit a new one at the session cap.");
   w.sample("sumcache_admin_sessions_closed_total", {}, s.admin_sessions_closed);
+  w.family("sumcache_accept_failures_total", "counter",
+           "Failed accepts per listener: reason resources (out of descriptors or memory: the "
+           "listener paused, up to 1 s, before the next), connection (that connection's own "
+           "failure: the next accepted at once), other (paused as for resources).");
+  const std::pair<const char*, const AcceptCounts*> listeners[] = {
+      {"proxy", &s.proxy_accept_failures},
+      {"peer_objects", &s.peer_object_accept_failures},
+      {"admin", &s.admin_accept_failures},
+      {"peer", &s.peer_listener_accept_failures}};
+  for (const auto& [listener, counts] : listeners) {
+    for (std::size_t i = 0; i < kAcceptFailureKinds; ++i) {
+      w.sample("sumcache_accept_failures_total",
+               {{"listener", listener}, {"reason", to_string(static_cast<AcceptFailure>(i))}},
+               (*counts)[i]);
+    }
+  }
+  w.family("sumcache_peer_encode_failures_total", "counter",
+           "Summary and invalidation messages of this node that could not be encoded (a "
+           "precondition broken, or signing failed): not sent.");
+  w.sample("sumcache_peer_encode_failures_total", {}, s.peer_encode_failures);
   w.family("sumcache_upstream_truncated_total", "counter",
            "Response bodies upstream closed or stalled on mid-way; the client saw the cut.");
   w.sample("sumcache_upstream_truncated_total", {}, s.upstream_truncated);

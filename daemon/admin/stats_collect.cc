@@ -131,6 +131,9 @@ StatsSnapshot collect_stats(const AdminContext& context) {
     if (config.cluster.sharing == config::Sharing::summary) {
       s.peer_listener_refusals = peers->listener_refusals();
     }
+    s.peer_listener_accept_failures = peers->listener_accept_failures();
+    s.peer_encode_failures = peers->encode_failures();
+    }
   }
   return s;
 }

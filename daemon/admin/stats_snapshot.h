@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "daemon/net/accept_policy.h"
 #include "daemon/observe/latency_histogram.h"
 #include "daemon/observe/rate_window.h"
 #include "daemon/observe/request_metrics.h"
@@ -75,6 +76,13 @@ struct StatsSnapshot {
   std::array<std::uint64_t, 2> refused_destinations{};  // own listener, deny list
   std::uint64_t admin_sessions_closed = 0;  // idle ones closed to admit a new connection
   std::uint64_t upstream_truncated = 0;
+  // Failed accepts per listener (docs/reliability.md, "Out of descriptors"): the proxy and
+  // peer object listeners summed over the workers, the admin's, the peer listener's.
+  AcceptCounts proxy_accept_failures{};
+  AcceptCounts peer_object_accept_failures{};
+  AcceptCounts admin_accept_failures{};
+  AcceptCounts peer_listener_accept_failures{};
+  std::uint64_t peer_encode_failures = 0;  // own summary and invalidation messages not encoded
   UpstreamPoolStats upstream;  // summed over the workers' pools
   PeerStatusList peers;
   std::optional<RefusalCounts> peer_listener_refusals;  // summary mode only

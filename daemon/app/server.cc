@@ -14,42 +14,6 @@
 namespace sumcache::daemon {
 namespace {
 
-// The live part of a reload, as docs/configuration.md lists it. Everything
-// else keeps its running value until a restart.
-config::Config apply_live(const config::Config& running, const config::Config& next) {
-  config::Config merged = running;
-  merged.access = next.access;
-  merged.limits = next.limits;
-  merged.forward = next.forward;
-  merged.reverse.host_header = next.reverse.host_header;
-  merged.cache.heuristic_fraction = next.cache.heuristic_fraction;
-  merged.cache.heuristic_max_ms = next.cache.heuristic_max_ms;
-  merged.log.level = next.log.level;
-  merged.log.access_format = next.log.access_format;
-  merged.admin.token = next.admin.token;
-  merged.admin.token_file = next.admin.token_file;
-  merged.admin.allow = next.admin.allow;
-  auto& cluster = merged.cluster;
-  cluster.update_threshold_percent = next.cluster.update_threshold_percent;
-  cluster.update_max_interval_ms = next.cluster.update_max_interval_ms;
-  cluster.summary_expiry_ms = next.cluster.summary_expiry_ms;
-  cluster.peer_timeout_ms = next.cluster.peer_timeout_ms;
-  cluster.store_peer_hits = next.cluster.store_peer_hits;
-  cluster.miss_policy = next.cluster.miss_policy;
-  cluster.peer_grace_ms = next.cluster.peer_grace_ms;
-  if (running.cluster.sharing == config::Sharing::summary &&
-      next.cluster.sharing == config::Sharing::summary) {
-    // Live membership: PeerService applies what changed in the list.
-    merged.peers = next.peers;
-    return merged;
-  }
-  // ICP's peer list is fixed until a restart; a weight may change (same peer, same place).
-  for (std::size_t i = 0; i < merged.peers.size() && i < next.peers.size(); ++i) {
-    if (merged.peers[i].id == next.peers[i].id) merged.peers[i].weight = next.peers[i].weight;
-  }
-  return merged;
-}
-
 std::string join(const std::vector<std::string>& items) {
   std::string out;
   for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
@@ -76,16 +40,22 @@ std::vector<ListenerAddress> cluster_listeners(const config::Config& config) {
   return {listener_address(tcp::endpoint(address, port))};
 }
 
-void configure_tls(asio::ssl::context& tls, const config::Config& config, Logger& log) {
+// A CA file the config names must load (docs/style.md, "Error policy"): an origin
+// verified against nothing would fail every https exchange instead.
+bool configure_tls(asio::ssl::context& tls, const config::Config& config, Logger& log) {
   const auto& t = config.reverse.tls;
   error_code ec;
   if (!t.ca_file.empty()) {
     tls.load_verify_file(t.ca_file.string(), ec);
-    if (ec) log.error("reverse.tls.ca_file " + t.ca_file.string() + ": " + ec.message());
+    if (ec) {
+      log.error("reverse.tls.ca_file " + t.ca_file.string() + ": " + ec.message());
+      return false;
+    }
   } else {
     tls.set_default_verify_paths(ec);
   }
   tls.set_verify_mode(t.verify ? asio::ssl::verify_peer : asio::ssl::verify_none);
+  return true;
 }
 
 }  // namespace
@@ -113,9 +83,7 @@ Server::Server(config::Config config, std::filesystem::path config_path, Logger&
       log_(log),
       access_log_(access_log),
       cache_(cache),
-      shared_(make_settings(config_), log, access_log) {
-  configure_tls(tls_, config_, log_);
-}
+      shared_(make_settings(config_), log, access_log) {}
 
 Server::~Server() {
   if (admin_) admin_->stop();
@@ -123,6 +91,7 @@ Server::~Server() {
 }
 
 bool Server::start() {
+  if (!configure_tls(tls_, config_, log_)) return false;
   const unsigned count = config_.workers != 0 ? config_.workers : usable_cores();
   const std::string sni = config_.reverse.tls.server_name.empty() ? config_.reverse.origin.host
                                                                   : config_.reverse.tls.server_name;
@@ -298,7 +267,7 @@ void Server::reload() {
     return;
   }
   const auto restart = config::restart_required_changes(config_, next);
-  config_ = apply_live(config_, next);
+  config_ = config::apply_live(config_, next);
   publish_settings();
   log_.set_level(to_log_level(config_.log.level));
   if (reload_hook_) reload_hook_(config_);

@@ -25,4 +25,10 @@ error_code open_acceptor(tcp::acceptor& acceptor, const tcp::endpoint& endpoint,
   return {};
 }
 
+std::string endpoint_text(const tcp::endpoint& endpoint) {
+  const auto& a = endpoint.address();
+  const std::string host = a.is_v6() ? "[" + a.to_string() + "]" : a.to_string();
+  return host + ":" + std::to_string(endpoint.port());
+}
+
 }  // namespace sumcache::daemon

@@ -14,4 +14,7 @@ namespace sumcache::daemon {
 error_code open_acceptor(tcp::acceptor& acceptor, const tcp::endpoint& endpoint, bool reuse_port,
                          std::string& failed_step);
 
+// "127.0.0.1:3128", "[::1]:3128": for log lines.
+std::string endpoint_text(const tcp::endpoint& endpoint);
+
 }  // namespace sumcache::daemon

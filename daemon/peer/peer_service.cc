@@ -17,6 +17,24 @@ using namespace asio::experimental::awaitable_operators;
 
 namespace {
 
+// The whole file, at most 1 MiB; nullopt with `why` (naming the file) when it cannot be read.
+std::optional<std::string> read_hosts_file(const std::filesystem::path& path, std::string& why) {
+  constexpr std::uintmax_t kMaxHostsFile = 1 << 20;
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (ec || size > kMaxHostsFile) {
+    why = path.string() + ": " + (ec ? ec.message() : "larger than 1 MiB");
+    return std::nullopt;
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::string text(static_cast<std::size_t>(size), '\0');
+  if (!in.read(text.data(), static_cast<std::streamsize>(text.size()))) {
+    why = path.string() + ": cannot read";
+    return std::nullopt;
+  }
+  return text;
+}
+
 // A membership step as a coroutine of its own, to run on the peer thread.
 awaitable<MembershipResult> run_step(std::function<MembershipResult()> step) { co_return step(); }
 
@@ -54,6 +72,12 @@ PeerService::~PeerService() { stop(); }
 bool PeerService::start() {
   const auto& c = config_.cluster;
   std::string failed;
+  // A file the config names must be usable at startup (docs/style.md, "Error policy"); a
+  // later failure to read it again only keeps the peers as they are.
+  if (!c.discovery.hosts_file.empty() && !read_hosts_file(c.discovery.hosts_file, failed)) {
+    log_.error("cluster.discovery.hosts_file " + failed);
+    return false;
+  }
   if (c.sharing == config::Sharing::summary) {
     exchange_ = std::make_unique<SummaryExchange>(io_.get_executor(), config_, store_, log_,
                                                   table_, directory_);
@@ -333,20 +357,9 @@ awaitable<std::optional<std::vector<std::string>>> PeerService::look_up(std::str
   const config::DiscoveryConfig& d = config_.cluster.discovery;
   if (!d.hosts_file.empty()) {
     // Read whole each time: a test (or an operator) rewrites it in place.
-    constexpr std::uintmax_t kMaxHostsFile = 1 << 20;
-    std::error_code ec;
-    const auto size = std::filesystem::file_size(d.hosts_file, ec);
-    if (ec || size > kMaxHostsFile) {
-      why = d.hosts_file.string() + ": " + (ec ? ec.message() : "larger than 1 MiB");
-      co_return std::nullopt;
-    }
-    std::ifstream in(d.hosts_file, std::ios::binary);
-    std::string text(static_cast<std::size_t>(size), '\0');
-    if (!in.read(text.data(), static_cast<std::streamsize>(text.size()))) {
-      why = d.hosts_file.string() + ": cannot read";
-      co_return std::nullopt;
-    }
-    co_return hosts_file_addresses(text, d.name);
+    auto text = read_hosts_file(d.hosts_file, why);
+    if (!text) co_return std::nullopt;
+    co_return hosts_file_addresses(*text, d.name);
   }
   tcp::resolver resolver(io_);
   asio::steady_timer timer(io_, config_.cluster.peer_timeout_ms);
@@ -424,6 +437,14 @@ awaitable<void> PeerService::probe(std::string address) {
 
 RefusalCounts PeerService::listener_refusals() const {
   return exchange_ ? exchange_->listener_refusals() : RefusalCounts{};
+}
+
+AcceptCounts PeerService::listener_accept_failures() const {
+  return exchange_ ? exchange_->listener_accept_failures() : AcceptCounts{};
+}
+
+std::uint64_t PeerService::encode_failures() const {
+  return exchange_ ? exchange_->encode_failures() : 0;
 }
 
 PeerStatusList PeerService::status() const {

@@ -19,6 +19,7 @@
 #include "config/config.h"
 #include "daemon/log/log_limiter.h"
 #include "daemon/log/logger.h"
+#include "daemon/net/accept_loop.h"
 #include "daemon/net/asio.h"
 #include "daemon/net/cidr.h"
 #include "daemon/peer/cluster_invalidations.h"
@@ -90,6 +91,8 @@ class PeerService {
   void report_owner_failure(Peer& peer, std::string_view error);
   PeerStatusList status() const;
   RefusalCounts listener_refusals() const;  // summary mode's peer listener
+  AcceptCounts listener_accept_failures() const;  // the same listener's failed accepts
+  std::uint64_t encode_failures() const;          // own summary or invalidation messages
   // What SIGHUP may change: thresholds, interval, expiry, timeout, weights,
   // and (summary mode) the peers: what changed in the file's list.
   void apply_live(const config::Config& config);

@@ -44,6 +44,7 @@ struct PeerStatus {
   std::uint64_t bytes_sent = 0;
   std::uint64_t bytes_received = 0;
   std::uint64_t messages_rejected = 0;
+  std::uint64_t pushes_refused = 0;
   double rtt_ms = 0;  // smoothed (RFC 6298 style), 0 until measured
   std::string last_error;
 };

@@ -140,6 +140,7 @@ PeerStatusList PeerTable::status(SteadyTime now, std::chrono::milliseconds expir
     s.bytes_sent = c.bytes_sent.load(std::memory_order_relaxed);
     s.bytes_received = c.bytes_received.load(std::memory_order_relaxed);
     s.messages_rejected = c.messages_rejected.load(std::memory_order_relaxed);
+    s.pushes_refused = c.pushes_refused.load(std::memory_order_relaxed);
     s.rtt_ms = p->srtt_us.load(std::memory_order_relaxed) / 1000.0;
     s.last_error = p->link.last_error;
     list.push_back(std::move(s));

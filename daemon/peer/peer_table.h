@@ -38,6 +38,7 @@ struct PeerCounters {
   Counter64 bytes_sent{0};
   Counter64 bytes_received{0};
   Counter64 messages_rejected{0};
+  Counter64 pushes_refused{0};  // our summaries the peer answered with an error status
 };
 
 // What the service thread keeps per peer, guarded by PeerTable's mutex.

@@ -257,6 +257,14 @@ SummaryResponse SummaryExchange::handle(const SummaryRequest& request) {
   return serve_full(request);
 }
 
+void SummaryExchange::encode_failed(const std::string& what, std::error_code ec) const {
+  encode_failures_.fetch_add(1, std::memory_order_relaxed);
+  if (const auto held = encode_log_.admit(LogLimiter::Clock::now())) {
+    log_.error("cannot encode " + what + ": " + ec.message() +
+               (*held > 0 ? " (and " + std::to_string(*held) + " more failures)" : ""));
+  }
+}
+
 SummaryResponse SummaryExchange::serve_full(const SummaryRequest& request) const {
   // Nothing published yet: no sequence a delta could follow.
   if (sequence_ == 0) return answer(503, "no summary published yet\n");
@@ -265,7 +273,12 @@ SummaryResponse SummaryExchange::serve_full(const SummaryRequest& request) const
     r.status = 304;
     return r;
   }
-  r.body = protocol::encode_full(info(), store_.filter_snapshot(), config_.cluster.secret);
+  auto body = protocol::encode_full(info(), store_.filter_snapshot(), config_.cluster.secret);
+  if (!body) {
+    encode_failed("this node's full summary", body.error());
+    return answer(500, "cannot encode this node's summary\n");
+  }
+  r.body = std::move(body).value();
   return r;
 }
 
@@ -376,8 +389,13 @@ void SummaryExchange::publish_round(bool delta_due, SteadyTime now) {
       published_ = std::move(now_bits);
     }
     if (base != 0) {
-      delta = std::make_shared<const std::string>(
-          protocol::encode_delta(info(), base, *changes, config_.cluster.secret));
+      // Not encoded: the peers due a delta get a full summary instead.
+      auto encoded = protocol::encode_delta(info(), base, *changes, config_.cluster.secret);
+      if (encoded) {
+        delta = std::make_shared<const std::string>(std::move(encoded).value());
+      } else {
+        encode_failed("a summary delta", encoded.error());
+      }
     }
   }
   std::shared_ptr<const std::string> full;
@@ -410,8 +428,13 @@ void SummaryExchange::publish_round(bool delta_due, SteadyTime now) {
     }
     if (send_full && sequence_ != 0) {
       if (!full) {
-        full = std::make_shared<const std::string>(
-            protocol::encode_full(info(), store_.filter_snapshot(), config_.cluster.secret));
+        auto encoded =
+            protocol::encode_full(info(), store_.filter_snapshot(), config_.cluster.secret);
+        if (!encoded) {
+          encode_failed("this node's full summary", encoded.error());
+          continue;  // the next round tries again
+        }
+        full = std::make_shared<const std::string>(std::move(encoded).value());
       }
       push(lane, full, true);
     } else if (delta) {
@@ -489,10 +512,17 @@ awaitable<void> SummaryExchange::push_to(std::shared_ptr<PeerLane> lane,
     std::lock_guard lock(table_.mutex());
     peer.link.needs_full = true;
   } else {
-    table_.record_failure(
-        peer, "push refused with " + std::to_string(reply.status) + ": " + reply.body, now);
-    log_.warn("peer " + peer.config.id + " refused our summary: " + std::to_string(reply.status) +
-              " " + reply.body);
+    // The peer's text, its first line and 200 bytes at most, goes into our log.
+    const std::string text =
+        reply.body.substr(0, std::min<std::size_t>(reply.body.find('\n'), 200));
+    table_.record_failure(peer, "push refused with " + std::to_string(reply.status) + ": " + text,
+                          now);
+    peer.counters.pushes_refused.fetch_add(1, std::memory_order_relaxed);
+    if (const auto held = push_refused_log_.admit(LogLimiter::Clock::now())) {
+      log_.warn("peer " + peer.config.id + " refused our summary: " + std::to_string(reply.status) +
+                " " + text +
+                (*held > 0 ? " (and " + std::to_string(*held) + " more refusals)" : ""));
+    }
   }
 }
 
@@ -530,7 +560,10 @@ awaitable<void> SummaryExchange::pull_from(std::shared_ptr<PeerLane> lane) {
     const std::string why = message ? "not a full summary of that peer" : message.error().message();
     table_.record_failure(peer, "pulled summary rejected: " + why,
                           std::chrono::steady_clock::now());
-    log_.warn("peer " + peer.config.id + ": pulled summary rejected: " + why);
+    if (const auto held = pull_reject_log_.admit(LogLimiter::Clock::now())) {
+      log_.warn("peer " + peer.config.id + ": pulled summary rejected: " + why +
+                (*held > 0 ? " (and " + std::to_string(*held) + " more rejections)" : ""));
+    }
     co_return;
   }
   apply(*lane, *message);
@@ -630,10 +663,13 @@ SummaryResponse SummaryExchange::receive_invalidations(const SummaryRequest& req
                protocol::to_string(d.verdict) + ", acked through " +
                std::to_string(d.acked_through));
   }
-  SummaryResponse r{200, {}, kInvalidationsType, {}};
-  r.body = protocol::encode_invalidation_ack(
+  auto ack = protocol::encode_invalidation_ack(
       {config_.node.id, batch->node_id, batch->epoch, d.acked_through}, config_.cluster.secret);
-  return r;
+  if (!ack) {
+    encode_failed("an invalidation ack", ack.error());
+    return answer(500, "cannot encode the acknowledgement\n");
+  }
+  return SummaryResponse{200, {}, kInvalidationsType, std::move(ack).value()};
 }
 
 void SummaryExchange::wake_invalidation_senders() {
@@ -667,7 +703,15 @@ awaitable<void> SummaryExchange::invalidation_loop(std::shared_ptr<PeerLane> lan
     }
     const bool again = batch->first_seq == last_first;
     last_first = batch->first_seq;
-    std::string body = protocol::encode_invalidations(*batch, config_.cluster.secret);
+    auto encoded = protocol::encode_invalidations(*batch, config_.cluster.secret);
+    if (!encoded) {
+      encode_failed("invalidations for peer " + peer.config.id, encoded.error());
+      failed("not sent: " + encoded.error().message());
+      timer.expires_after(retry);
+      co_await timer.async_wait(use_nothrow);
+      continue;
+    }
+    std::string body = std::move(encoded).value();
     PeerHttpRequest req{http::verb::post,   peer.config.host, peer.config.peer_port,
                         kInvalidationsPath, std::move(body),  config_.node.id,
                         kInvalidationsType};

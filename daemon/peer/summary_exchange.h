@@ -59,6 +59,9 @@ class SummaryExchange : public SummaryGate {
   void start();
   void stop();
   RefusalCounts listener_refusals() const { return listener_.refusals(); }
+  AcceptCounts listener_accept_failures() const { return listener_.accept_failures(); }
+  // Messages of this node's own that the encoder refused (never sent; a bug, or OpenSSL failing).
+  std::uint64_t encode_failures() const { return encode_failures_.load(std::memory_order_relaxed); }
   // Any thread: numbers purges, holds tombstones and the unproven watermark.
   ClusterInvalidations& invalidations() { return invalidations_; }
   // On the io thread: the send loops waiting for a purge look again.
@@ -137,8 +140,14 @@ class SummaryExchange : public SummaryGate {
   LogLimiter invalidation_reject_log_;
   LogLimiter invalidation_send_log_;
   LogLimiter grace_log_;
+  LogLimiter push_refused_log_;  // "peer X refused our summary", counted in pushes_refused
+  LogLimiter pull_reject_log_;   // "pulled summary rejected", counted in messages_rejected
   std::function<void(const Peer&)> grace_over_;
   std::atomic<std::uint64_t> grace_drops_{0};
+  // Counts and logs (once a second) an encoder's refusal of `what`.
+  void encode_failed(const std::string& what, std::error_code ec) const;
+  mutable std::atomic<std::uint64_t> encode_failures_{0};
+  mutable LogLimiter encode_log_;
   bool stopped_ = false;
 };
 

@@ -64,10 +64,18 @@ SummaryListener::SummaryListener(asio::any_io_executor executor, SummaryGate& ga
       tls_(tls) {}
 
 error_code SummaryListener::listen(const tcp::endpoint& endpoint, std::string& failed_step) {
-  return open_acceptor(acceptor_, endpoint, false, failed_step);
+  if (auto ec = open_acceptor(acceptor_, endpoint, false, failed_step)) return ec;
+  accept_site_ = std::make_unique<AcceptSite>("peer listener " + endpoint_text(endpoint), log_,
+                                              accept_failures_);
+  return {};
 }
 
-void SummaryListener::start() { asio::co_spawn(executor_, accept_loop(), asio::detached); }
+void SummaryListener::start() {
+  asio::co_spawn(executor_,
+                 accept_connections(acceptor_, *accept_site_,
+                                    [this](tcp::socket socket) { admit(std::move(socket)); }),
+                 asio::detached);
+}
 
 void SummaryListener::stop() {
   error_code ignored;
@@ -84,28 +92,23 @@ void SummaryListener::refused(Refusal reason, const std::string& who, const std:
   log_.warn(line);
 }
 
-awaitable<void> SummaryListener::accept_loop() {
-  while (acceptor_.is_open()) {
-    auto [ec, socket] = co_await acceptor_.async_accept(use_nothrow);
-    if (ec == asio::error::operation_aborted || !acceptor_.is_open()) co_return;
-    if (ec) continue;  // EMFILE and the like: the next accept may succeed
-    error_code rec;
-    const auto address = socket.remote_endpoint(rec).address();
-    if (rec) continue;  // gone already
-    std::string remote = address.to_string();
-    // Closed at once, before a byte is read: not a peer, or no room.
-    if (limits_.sources && !limits_.sources->allows(mapped_bytes(address))) {
-      refused(Refusal::address, remote, "not a peer's address (cluster.peer_allow)");
-      continue;
-    }
-    if (active_ >= limits_.max_connections) {
-      refused(Refusal::connections, remote,
-              std::to_string(active_) + " connections open (cluster.peer_max_connections)");
-      continue;
-    }
-    ++active_;
-    asio::co_spawn(executor_, serve(std::move(socket), std::move(remote)), asio::detached);
+void SummaryListener::admit(tcp::socket socket) {
+  error_code rec;
+  const auto address = socket.remote_endpoint(rec).address();
+  if (rec) return;  // gone already
+  std::string remote = address.to_string();
+  // Closed at once, before a byte is read: not a peer, or no room.
+  if (limits_.sources && !limits_.sources->allows(mapped_bytes(address))) {
+    refused(Refusal::address, remote, "not a peer's address (cluster.peer_allow)");
+    return;
   }
+  if (active_ >= limits_.max_connections) {
+    refused(Refusal::connections, remote,
+            std::to_string(active_) + " connections open (cluster.peer_max_connections)");
+    return;
+  }
+  ++active_;
+  asio::co_spawn(executor_, serve(std::move(socket), std::move(remote)), asio::detached);
 }
 
 awaitable<void> SummaryListener::serve(tcp::socket socket, std::string remote) {

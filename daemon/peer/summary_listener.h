@@ -15,6 +15,7 @@
 
 #include "daemon/log/log_limiter.h"
 #include "daemon/log/logger.h"
+#include "daemon/net/accept_loop.h"
 #include "daemon/net/asio.h"
 #include "daemon/net/cidr.h"
 #include "daemon/peer/listener_refusals.h"
@@ -70,11 +71,12 @@ class SummaryListener {
   void start();
   void stop();
   RefusalCounts refusals() const { return refusals_.snapshot(); }
+  AcceptCounts accept_failures() const { return accept_failures_.snapshot(); }
   // Counts the refusal and logs it, one line per reason a second with the count held back.
   void refused(Refusal reason, const std::string& who, const std::string& why);
 
  private:
-  awaitable<void> accept_loop();
+  void admit(tcp::socket socket);
   awaitable<void> serve(tcp::socket socket, std::string remote);
   template <class Stream>
   awaitable<void> serve_request(Stream& stream, const std::string& remote);
@@ -94,6 +96,8 @@ class SummaryListener {
   asio::ssl::context* tls_;
   std::size_t active_ = 0;  // connections being served (io thread only)
   RefusalCounters refusals_;
+  AcceptCounters accept_failures_;
+  std::unique_ptr<AcceptSite> accept_site_;  // set by listen
   std::array<LogLimiter, kRefusalKinds> log_limiters_;
 };
 

@@ -41,13 +41,22 @@ error_code Worker::listen(const tcp::endpoint& endpoint, tcp::endpoint& bound,
   error_code ec;
   bound = acceptor->local_endpoint(ec);
   if (ec) return failed_step = "getsockname", ec;
-  acceptors_.push_back({std::move(acceptor), peer_objects});
+  std::string name = std::string(peer_objects != nullptr ? "peer object" : "proxy") + " listener " +
+                     endpoint_text(bound);
+  auto site =
+      std::make_unique<AcceptSite>(std::move(name), context_.shared.log,
+                                   peer_objects != nullptr ? peer_object_accepts_ : proxy_accepts_);
+  acceptors_.push_back({std::move(acceptor), peer_objects, std::move(site)});
   return {};
 }
 
 void Worker::start() {
   for (auto& acceptor : acceptors_) {
-    asio::co_spawn(io_, accept_loop(acceptor), asio::detached);
+    asio::co_spawn(
+        io_,
+        accept_connections(*acceptor.acceptor, *acceptor.site,
+                           [this, &acceptor](tcp::socket s) { admit(acceptor, std::move(s)); }),
+        asio::detached);
   }
   thread_ = std::thread([this] {
     pthread_setname_np(pthread_self(), "sc-worker");
@@ -55,40 +64,28 @@ void Worker::start() {
   });
 }
 
-awaitable<void> Worker::accept_loop(Acceptor& listener) {
+void Worker::admit(const Acceptor& listener, tcp::socket socket) {
   ProxyShared& shared = context_.shared;
-  tcp::acceptor& acceptor = *listener.acceptor;
-  for (;;) {
-    auto [ec, socket] = co_await acceptor.async_accept(use_nothrow);
-    if (ec == asio::error::operation_aborted || !acceptor.is_open()) co_return;
-    if (ec) {
-      // EMFILE and the like: back off briefly rather than spin.
-      shared.log.warn("accept failed: " + ec.message());
-      asio::steady_timer pause(io_, std::chrono::milliseconds(50));
-      co_await pause.async_wait(use_nothrow);
-      continue;
-    }
-    const auto settings = shared.settings.get();
-    if (shared.connections.load(std::memory_order_relaxed) >=
-        settings->config.limits.max_connections) {
-      context_.stats.refused_connections.fetch_add(1, std::memory_order_relaxed);
-      // A fresh socket's send buffer takes this at once: no need to wait on it.
-      static constexpr std::string_view kBody = "503 Service Unavailable: limits.max_connections\n";
-      const std::string busy =
-          "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nConnection: close\r\n"
-          "Content-Length: " +
-          std::to_string(kBody.size()) + "\r\n\r\n" + std::string(kBody);
-      error_code ignored;
-      socket.write_some(asio::buffer(busy), ignored);
-      continue;
-    }
-    shared.connections.fetch_add(1, std::memory_order_relaxed);
-    if (listener.peer_objects != nullptr) {
-      asio::co_spawn(io_, serve_peer_objects(context_, cache_, std::move(socket), *listener.peer_objects),
-                     asio::detached);
-    } else {
-      asio::co_spawn(io_, serve_client(context_, cache_, std::move(socket)), asio::detached);
-    }
+  const auto settings = shared.settings.get();
+  if (shared.connections.load(std::memory_order_relaxed) >=
+      settings->config.limits.max_connections) {
+    context_.stats.refused_connections.fetch_add(1, std::memory_order_relaxed);
+    // A fresh socket's send buffer takes this at once: no need to wait on it.
+    static constexpr std::string_view kBody = "503 Service Unavailable: limits.max_connections\n";
+    const std::string busy =
+        "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nConnection: close\r\n"
+        "Content-Length: " +
+        std::to_string(kBody.size()) + "\r\n\r\n" + std::string(kBody);
+    error_code ignored;
+    socket.write_some(asio::buffer(busy), ignored);
+    return;
+  }
+  shared.connections.fetch_add(1, std::memory_order_relaxed);
+  if (listener.peer_objects != nullptr) {
+    asio::co_spawn(io_, serve_peer_objects(context_, cache_, std::move(socket), *listener.peer_objects),
+                   asio::detached);
+  } else {
+    asio::co_spawn(io_, serve_client(context_, cache_, std::move(socket)), asio::detached);
   }
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "daemon/exchange/proxy_context.h"
+#include "daemon/net/accept_loop.h"
 
 namespace sumcache::daemon {
 
@@ -42,19 +43,25 @@ class Worker {
   std::optional<UpstreamPoolStats> upstream_stats(std::chrono::milliseconds timeout);
   // From any thread: this worker's counters are read through it (relaxed loads).
   const WorkerContext& context() const { return context_; }
+  // From any thread: failed accepts on this worker's proxy and peer object listeners.
+  AcceptCounts proxy_accept_failures() const { return proxy_accepts_.snapshot(); }
+  AcceptCounts peer_object_accept_failures() const { return peer_object_accepts_.snapshot(); }
 
  private:
   struct Acceptor {
     std::unique_ptr<tcp::acceptor> acceptor;
     asio::ssl::context* peer_objects = nullptr;
+    std::unique_ptr<AcceptSite> site;
   };
-  awaitable<void> accept_loop(Acceptor& acceptor);
+  void admit(const Acceptor& listener, tcp::socket socket);
 
   asio::io_context io_{1};
   asio::executor_work_guard<asio::io_context::executor_type> guard_;
   UpstreamPool pool_;
   WorkerContext context_;
   CacheService* cache_;
+  AcceptCounters proxy_accepts_;
+  AcceptCounters peer_object_accepts_;
   std::vector<Acceptor> acceptors_;
   std::thread thread_;
 };

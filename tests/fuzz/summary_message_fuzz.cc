@@ -35,10 +35,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (m.kind == MessageKind::full) {
     SUMCACHE_FUZZ_CHECK(!check_summary(m.info));
     SUMCACHE_FUZZ_CHECK(m.bits && m.bits->params() == m.info.params);
-    again = encode_full(m.info, *m.bits, fuzz::kSecret);
+    again = encode_full(m.info, *m.bits, fuzz::kSecret).value();
   } else {
     SUMCACHE_FUZZ_CHECK(!check_delta(m.info, m.base_sequence, m.changes));
-    again = encode_delta(m.info, m.base_sequence, m.changes, fuzz::kSecret);
+    again = encode_delta(m.info, m.base_sequence, m.changes, fuzz::kSecret).value();
   }
   SUMCACHE_FUZZ_CHECK(!again.empty());
   const auto round = decode(again, fuzz::secret_for, fuzz::decode_limits());

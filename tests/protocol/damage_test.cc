@@ -31,21 +31,21 @@ std::vector<std::string> sample_messages() {
     auto msg = golden.message;
     msg.info.node_id = "node-a";
     out.push_back(msg.kind == MessageKind::full
-                      ? encode_full(msg.info, *msg.bits, kSecret)
-                      : encode_delta(msg.info, msg.base_sequence, msg.changes, kSecret));
+                      ? encode_full(msg.info, *msg.bits, kSecret).value()
+                      : encode_delta(msg.info, msg.base_sequence, msg.changes, kSecret).value());
   }
   return out;
 }
 
 std::string sparse_full() {
   const auto bits = random_bits(4000, 1, 0.02, 4);
-  return encode_full(info_for(bits, 8), bits, kSecret);
+  return encode_full(info_for(bits, 8), bits, kSecret).value();
 }
 
 std::string delta_message() {
   const auto bits = random_bits(4000, 1, 0, 4);
   const std::vector<filters::BitChange> changes{{1, true}, {50, false}, {3999, true}};
-  return encode_delta(info_for(bits, 8), 7, changes, kSecret);
+  return encode_delta(info_for(bits, 8), 7, changes, kSecret).value();
 }
 
 TEST(Damage, EveryTruncationOfEveryKindIsRejectedAsTruncated) {
@@ -185,7 +185,8 @@ TEST(Damage, HeaderSizeOutsideItsBoundsIsRejected) {
 
 TEST(Damage, PayloadCountInconsistentWithLengthIsRejected) {
   Parts raw = testing::split(
-      encode_full(info_for(random_bits(2000, 4, 0.5, 1)), random_bits(2000, 4, 0.5, 1), kSecret));
+      encode_full(info_for(random_bits(2000, 4, 0.5, 1)), random_bits(2000, 4, 0.5, 1), kSecret)
+          .value());
   ASSERT_EQ(raw.header.compression, 0);
   raw.header.payload_count = 1999;
   EXPECT_EQ(decode_error(testing::sign(raw)), ProtocolErrc::inconsistent_sizes);
@@ -246,7 +247,7 @@ TEST(Damage, PaddingAndTrailingPayloadBitsMustBeZero) {
 
 TEST(Damage, RawBitsPastMAreBadEncoding) {
   const auto bits = random_bits(2001, 4, 0.5, 3);
-  const std::string message = encode_full(info_for(bits), bits, kSecret);
+  const std::string message = encode_full(info_for(bits), bits, kSecret).value();
   ASSERT_TRUE(decode(message, secret_for_known_nodes()).ok());
   EXPECT_EQ(decode_error(resign(message, [](Parts& p) { p.payload.back() |= '\x02'; })),
             ProtocolErrc::bad_encoding);

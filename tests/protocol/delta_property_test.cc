@@ -52,9 +52,9 @@ class Sender {
     info.entries = sequence_ * 7;
     return info;
   }
-  std::string full() const { return encode_full(info(), bits_, kSecret); }
+  std::string full() const { return encode_full(info(), bits_, kSecret).value(); }
   std::string delta_from(std::uint64_t base) const {
-    return encode_delta(info(), base, diff(history_.at(base), bits_), kSecret);
+    return encode_delta(info(), base, diff(history_.at(base), bits_), kSecret).value();
   }
   std::uint64_t sequence() const { return sequence_; }
   const filters::BloomFilter& bits() const { return bits_; }
@@ -125,7 +125,7 @@ TEST(DeltaProperty, CountingFilterChangeLogDrivesExactDeltas) {
   counting.mark();
   SummaryInfo info = testing::info_for(counting.bit_view(), 1);
   PeerSummary receiver;
-  ASSERT_FALSE(receiver.apply(received(encode_full(info, counting.bit_view(), kSecret))));
+  ASSERT_FALSE(receiver.apply(received(encode_full(info, counting.bit_view(), kSecret).value())));
   int next_key = 1000;
   for (int round = 0; round < 10; ++round) {
     for (int i = 0; i < 50; ++i) {
@@ -138,7 +138,7 @@ TEST(DeltaProperty, CountingFilterChangeLogDrivesExactDeltas) {
     std::vector<filters::BitChange> changes;
     for (std::uint64_t i : *flipped) changes.push_back({i, view.test_bit(i)});
     const std::uint64_t base = info.sequence++;
-    ASSERT_FALSE(receiver.apply(received(encode_delta(info, base, changes, kSecret))));
+    ASSERT_FALSE(receiver.apply(received(encode_delta(info, base, changes, kSecret).value())));
     ASSERT_EQ(receiver.bits(), view) << "round " << round;
   }
 }

@@ -20,8 +20,8 @@ struct GoldenMessage {
   std::string bytes() const {
     const SummaryInfo& info = message.info;
     return message.kind == MessageKind::full
-               ? encode_full(info, *message.bits, kGoldenSecret)
-               : encode_delta(info, message.base_sequence, message.changes, kGoldenSecret);
+               ? encode_full(info, *message.bits, kGoldenSecret).value()
+               : encode_delta(info, message.base_sequence, message.changes, kGoldenSecret).value();
   }
 };
 

@@ -63,9 +63,10 @@ struct Golden {
 };
 
 std::vector<Golden> goldens() {
-  return {{"invalidations.bin", encode_invalidations(golden_batch(), kGoldenSecret)},
-          {"invalidations_missed.bin", encode_invalidations(golden_missed_batch(), kGoldenSecret)},
-          {"invalidation_ack.bin", encode_invalidation_ack(golden_ack(), kGoldenSecret)}};
+  return {{"invalidations.bin", encode_invalidations(golden_batch(), kGoldenSecret).value()},
+          {"invalidations_missed.bin",
+           encode_invalidations(golden_missed_batch(), kGoldenSecret).value()},
+          {"invalidation_ack.bin", encode_invalidation_ack(golden_ack(), kGoldenSecret).value()}};
 }
 
 TEST(InvalidationGolden, EncodingTheFixedInputsGivesTheFilesBytes) {

@@ -50,7 +50,7 @@ InvalidationBatch batch_of_lengths(std::initializer_list<std::size_t> lengths) {
 
 TEST(InvalidationRoundTrip, BatchOfEveryKindDecodesToTheSameBatch) {
   const InvalidationBatch batch = sample_batch();
-  const std::string wire = encode_invalidations(batch, kSecret);
+  const std::string wire = encode_invalidations(batch, kSecret).value();
   ASSERT_FALSE(wire.empty());
   EXPECT_EQ(wire.size(), kInvalidationHeaderBytes + 6 + 3 * kInvalidationEntryHeaderBytes + 24 +
                              10 + 26 + kTagBytes);
@@ -64,14 +64,14 @@ TEST(InvalidationRoundTrip, MissedFlagAndItsTimeSurviveIncludingZero) {
   for (std::uint64_t until : {std::uint64_t{0}, std::uint64_t{1'700'000'000'000}, kMaxSeq}) {
     InvalidationBatch batch = sample_batch();
     batch.missed_until_ms = until;
-    auto back =
-        decode_invalidations(encode_invalidations(batch, kSecret), secret_for_known_nodes());
+    auto back = decode_invalidations(encode_invalidations(batch, kSecret).value(),
+                                     secret_for_known_nodes());
     ASSERT_TRUE(back.ok()) << back.error().message();
     ASSERT_TRUE(back->missed_until_ms.has_value());
     EXPECT_EQ(*back->missed_until_ms, until);
   }
-  auto plain =
-      decode_invalidations(encode_invalidations(sample_batch(), kSecret), secret_for_known_nodes());
+  auto plain = decode_invalidations(encode_invalidations(sample_batch(), kSecret).value(),
+                                    secret_for_known_nodes());
   ASSERT_TRUE(plain.ok());
   EXPECT_FALSE(plain->missed_until_ms.has_value());
 }
@@ -80,7 +80,7 @@ TEST(InvalidationRoundTrip, AckDecodesToTheSameAck) {
   for (std::uint64_t through : {std::uint64_t{0}, std::uint64_t{9}, kMaxSeq}) {
     InvalidationAck ack = sample_ack();
     ack.acked_through = through;
-    const std::string wire = encode_invalidation_ack(ack, kSecret);
+    const std::string wire = encode_invalidation_ack(ack, kSecret).value();
     EXPECT_EQ(wire.size(), kInvalidationHeaderBytes + 6 + 6 + kTagBytes);
     auto back = decode_invalidation_ack(wire, secret_for_known_nodes());
     ASSERT_TRUE(back.ok()) << back.error().message();
@@ -96,7 +96,8 @@ TEST(InvalidationRoundTrip, EveryBoundIsReachable) {
   many.first_seq = kMaxSeq - 255;
   many.entries[0].value = "!~\x80\xff";
   many.entries[1].time_ms = kMaxSeq;
-  auto back = decode_invalidations(encode_invalidations(many, kSecret), secret_for_known_nodes());
+  auto back =
+      decode_invalidations(encode_invalidations(many, kSecret).value(), secret_for_known_nodes());
   ASSERT_TRUE(back.ok()) << back.error().message();
   EXPECT_EQ(*back, many);
   EXPECT_EQ(back->last_seq(), kMaxSeq);
@@ -105,7 +106,8 @@ TEST(InvalidationRoundTrip, EveryBoundIsReachable) {
   longest.entries = {{InvalidationKind::url, 1, std::string(kMaxInvalidationKeyBytes, 'u')},
                      {InvalidationKind::prefix, 2, std::string(kMaxInvalidationKeyBytes, 'p')},
                      {InvalidationKind::tag, 3, std::string(kMaxInvalidationTagBytes, 't')}};
-  back = decode_invalidations(encode_invalidations(longest, kSecret), secret_for_known_nodes());
+  back = decode_invalidations(encode_invalidations(longest, kSecret).value(),
+                              secret_for_known_nodes());
   ASSERT_TRUE(back.ok()) << back.error().message();
   EXPECT_EQ(*back, longest);
 }
@@ -121,7 +123,7 @@ TEST(InvalidationRoundTrip, PayloadOfExactly256KiBIsTheLargestMessage) {
   for (const auto& e : full.entries) payload += invalidation_entry_bytes(e);
   ASSERT_EQ(payload, kMaxInvalidationPayloadBytes);
   full.node_id = std::string(kMaxNodeIdBytes, 'n');
-  const std::string wire = encode_invalidations(full, kSecret);
+  const std::string wire = encode_invalidations(full, kSecret).value();
   ASSERT_FALSE(wire.empty());
   EXPECT_EQ(wire.size(),
             kMaxInvalidationMessageBytes - (kMaxHeaderBytes - kInvalidationHeaderBytes));
@@ -131,11 +133,21 @@ TEST(InvalidationRoundTrip, PayloadOfExactly256KiBIsTheLargestMessage) {
 
   full.entries.back().value += 'k';  // one byte over
   EXPECT_EQ(check_invalidations(full), InvalidationErrc::invalid_message);
-  EXPECT_TRUE(encode_invalidations(full, kSecret).empty());
+  EXPECT_EQ(encode_invalidations(full, kSecret).error(), InvalidationErrc::invalid_message);
 }
 
 TEST(InvalidationBounds, MessageBoundCoversTheLargestHeaderIdPayloadAndTag) {
   EXPECT_EQ(kMaxInvalidationMessageBytes, 1024U + 64U + 262'144U + 32U);
+}
+
+TEST(InvalidationEncode, ErrorsNameTheirCause) {
+  InvalidationBatch batch = sample_batch();
+  batch.node_id = "";
+  const auto refused = encode_invalidations(batch, kSecret);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error(), InvalidationErrc::invalid_message);
+  EXPECT_EQ(std::error_code(InvalidationErrc::signing_failed).message(),
+            "invalidation message could not be signed (HMAC-SHA256 failed)");
 }
 
 TEST(InvalidationEncode, RefusesWhatTheFormatCannotCarry) {
@@ -143,7 +155,7 @@ TEST(InvalidationEncode, RefusesWhatTheFormatCannotCarry) {
     InvalidationBatch batch = sample_batch();
     edit(batch);
     return check_invalidations(batch) == InvalidationErrc::invalid_message &&
-           encode_invalidations(batch, kSecret).empty();
+           encode_invalidations(batch, kSecret).error() == InvalidationErrc::invalid_message;
   };
   EXPECT_FALSE(refused([](InvalidationBatch&) {}));
   EXPECT_TRUE(refused([](InvalidationBatch& b) { b.node_id = ""; }));
@@ -180,15 +192,15 @@ TEST(InvalidationEncode, AckNeedsTwoValidNodeIds) {
   EXPECT_FALSE(check_invalidation_ack(ack));
   ack.acked_node = "";
   EXPECT_EQ(check_invalidation_ack(ack), InvalidationErrc::invalid_message);
-  EXPECT_TRUE(encode_invalidation_ack(ack, kSecret).empty());
+  EXPECT_EQ(encode_invalidation_ack(ack, kSecret).error(), InvalidationErrc::invalid_message);
   ack = sample_ack();
   ack.node_id = "n/b";
-  EXPECT_TRUE(encode_invalidation_ack(ack, kSecret).empty());
+  EXPECT_EQ(encode_invalidation_ack(ack, kSecret).error(), InvalidationErrc::invalid_message);
 }
 
 TEST(InvalidationDecode, EveryTruncationIsRefusedAsTruncated) {
-  for (const std::string& wire : {encode_invalidations(sample_batch(), kSecret),
-                                  encode_invalidation_ack(sample_ack(), kSecret)}) {
+  for (const std::string& wire : {encode_invalidations(sample_batch(), kSecret).value(),
+                                  encode_invalidation_ack(sample_ack(), kSecret).value()}) {
     ASSERT_FALSE(wire.empty());
     for (std::size_t n = 0; n < wire.size(); ++n) {
       ASSERT_EQ(batch_error(wire.substr(0, n)), InvalidationErrc::truncated) << n;
@@ -198,14 +210,14 @@ TEST(InvalidationDecode, EveryTruncationIsRefusedAsTruncated) {
 }
 
 TEST(InvalidationDecode, TrailingBytesAfterTheTagAreRefused) {
-  std::string wire = encode_invalidations(sample_batch(), kSecret);
+  std::string wire = encode_invalidations(sample_batch(), kSecret).value();
   EXPECT_EQ(batch_error(wire + '\0'), InvalidationErrc::inconsistent_sizes);
-  std::string ack = encode_invalidation_ack(sample_ack(), kSecret);
+  std::string ack = encode_invalidation_ack(sample_ack(), kSecret).value();
   EXPECT_EQ(ack_error(ack + "x"), InvalidationErrc::inconsistent_sizes);
 }
 
 TEST(InvalidationDecode, EveryFlippedByteIsRefusedAndPastTheNodeIdAsBadTag) {
-  const std::string wire = encode_invalidations(sample_batch(), kSecret);
+  const std::string wire = encode_invalidations(sample_batch(), kSecret).value();
   for (std::size_t i = 0; i < wire.size(); ++i) {
     std::string damaged = wire;
     damaged[i] = static_cast<char>(damaged[i] ^ 0x10);
@@ -226,10 +238,11 @@ TEST(InvalidationDecode, LargerThanTheBoundIsRefusedBeforeAnythingElse) {
 
 TEST(InvalidationDecode, SummaryAndInvalidationMessagesAreToldApartByMagic) {
   const auto bits = testing::random_bits(100, 1, 0.1, 1);
-  const std::string summary = encode_full(testing::info_for(bits), bits, kSecret);
+  const std::string summary = encode_full(testing::info_for(bits), bits, kSecret).value();
   EXPECT_EQ(batch_error(summary), InvalidationErrc::bad_magic);
   EXPECT_EQ(ack_error(summary), InvalidationErrc::bad_magic);
-  auto as_summary = decode(encode_invalidations(sample_batch(), kSecret), secret_for_known_nodes());
+  auto as_summary =
+      decode(encode_invalidations(sample_batch(), kSecret).value(), secret_for_known_nodes());
   ASSERT_FALSE(as_summary.ok());
   EXPECT_EQ(as_summary.error(), ProtocolErrc::bad_magic);
 }
@@ -293,8 +306,8 @@ TEST(InvalidationDecode, SignerMustBeAKnownNodeWithTheRightSecret) {
 }
 
 TEST(InvalidationDecode, KindMustBeKnownAndTheOneAskedFor) {
-  const std::string batch = encode_invalidations(sample_batch(), kSecret);
-  const std::string ack = encode_invalidation_ack(sample_ack(), kSecret);
+  const std::string batch = encode_invalidations(sample_batch(), kSecret).value();
+  const std::string ack = encode_invalidation_ack(sample_ack(), kSecret).value();
   EXPECT_EQ(ack_error(batch), InvalidationErrc::wrong_kind);
   EXPECT_EQ(batch_error(ack), InvalidationErrc::wrong_kind);
   for (std::uint8_t kind : {0, 1, 2, 5, 255}) {

@@ -43,11 +43,11 @@ TEST(MessageBounds, EveryEncodedMessageFits) {
         bits.set_bit(i, set);
         if (set) changes.push_back({i, rng() % 2 == 0});
       }
-      const std::string full = encode_full(info_for(bits), bits, kSecret);
+      const std::string full = encode_full(info_for(bits), bits, kSecret).value();
       ASSERT_FALSE(full.empty());
       EXPECT_LE(full.size(), message_bound(m, kChanges, 6)) << m << " " << density;
       EXPECT_LE(full.size(), message_overhead_bound(6) + full_payload_bound(m));
-      const std::string delta = encode_delta(info_for(bits, 2), 1, changes, kSecret);
+      const std::string delta = encode_delta(info_for(bits, 2), 1, changes, kSecret).value();
       ASSERT_FALSE(delta.empty());
       EXPECT_LE(delta.size(), message_overhead_bound(6) + delta_payload_bound(m, kChanges))
           << m << " " << density;
@@ -60,7 +60,7 @@ TEST(MessageBounds, OneChangeFarOutStillFits) {
   const std::uint64_t m = 1'000'000;
   auto bits = *filters::BloomFilter::create({m, 3});
   const std::vector<filters::BitChange> changes{{m - 1, true}};
-  const std::string delta = encode_delta(info_for(bits, 2), 1, changes, kSecret);
+  const std::string delta = encode_delta(info_for(bits, 2), 1, changes, kSecret).value();
   EXPECT_LE(delta.size(), message_overhead_bound(6) + delta_payload_bound(m, kChanges));
 }
 

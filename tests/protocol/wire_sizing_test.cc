@@ -70,7 +70,7 @@ TEST(WireSizing, EncodedWireOptimalSummaryMeetsTheElevenBitTarget) {
   ASSERT_TRUE(best.ok());
   auto bits = filters::BloomFilter::create(best->params);
   for (const auto& key : sumcache::testing::url_keys(0, n)) bits->add(key);
-  const std::string wire = encode_full(testing::info_for(*bits), *bits, testing::kSecret);
+  const std::string wire = encode_full(testing::info_for(*bits), *bits, testing::kSecret).value();
   const double wire_bits = 8.0 * static_cast<double>(wire.size()) / n;
   EXPECT_LE(wire_bits, 11.0);
   const double payload_bits =

@@ -122,6 +122,25 @@ TEST(MetricsText, FiguresAppearWithConventionalLabels) {
   EXPECT_EQ(samples.at(R"(sumcache_peer_rtt_seconds{peer="peer \"b\"\\\nx"})"), "0.0015");
 }
 
+TEST(MetricsText, AcceptFailuresAppearPerListenerAndReason) {
+  StatsSnapshot s = sample_snapshot();
+  s.proxy_accept_failures = {7, 1, 0};
+  s.peer_listener_accept_failures = {3, 0, 2};
+  s.peer_encode_failures = 4;
+  const auto samples = metric_samples(metrics_text(s));
+  EXPECT_EQ(samples.at(R"(sumcache_accept_failures_total{listener="proxy",reason="resources"})"),
+            "7");
+  EXPECT_EQ(samples.at(R"(sumcache_accept_failures_total{listener="proxy",reason="connection"})"),
+            "1");
+  EXPECT_EQ(samples.at(R"(sumcache_accept_failures_total{listener="peer",reason="other"})"), "2");
+  EXPECT_EQ(samples.at(R"(sumcache_accept_failures_total{listener="admin",reason="resources"})"),
+            "0");
+  EXPECT_EQ(
+      samples.at(R"(sumcache_accept_failures_total{listener="peer_objects",reason="resources"})"),
+      "0");
+  EXPECT_EQ(samples.at("sumcache_peer_encode_failures_total"), "4");
+}
+
 TEST(MetricsText, HistogramBucketsAreCumulativeAndEndAtTheCount) {
   const auto samples = metric_samples(metrics_text(sample_snapshot()));
   EXPECT_EQ(samples.at(R"(sumcache_request_duration_seconds_bucket{result="hit",le="0.000032"})"),

@@ -21,7 +21,7 @@ void give_summary(PeerTable& table, std::size_t i, SteadyTime at) {
   bits.add("http://x/");
   protocol::SummaryInfo info{table.get(i)->config.id, 7, 1, {1024, 4}, {}, 1};
   const std::string secret = "0123456789abcdef";
-  auto message = protocol::decode(protocol::encode_full(info, bits, secret),
+  auto message = protocol::decode(protocol::encode_full(info, bits, secret).value(),
                                   [&](std::string_view) { return secret; });
   ASSERT_TRUE(message.ok()) << message.error().message();
   std::lock_guard lock(table.mutex());

@@ -118,7 +118,7 @@ class FixedHeader : public ::testing::Test {
     auto bits = *filters::BloomFilter::create({4096, 3});
     bits.set_bit(7, true);
     protocol::SummaryInfo info{"node-b", 1, 1, bits.params(), bits.hasher(), 1};
-    message_ = protocol::encode_full(info, bits, "a-secret-of-16-bytes");
+    message_ = protocol::encode_full(info, bits, "a-secret-of-16-bytes").value();
   }
   Verdict check(std::string_view first, std::uint64_t length, std::uint64_t max_m = 1 << 20,
                 std::string_view node = "node-b") {

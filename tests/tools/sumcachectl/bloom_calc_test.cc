@@ -111,7 +111,7 @@ std::uint64_t encoded_payload_bytes(filters::BloomParams params, std::uint64_t n
   info.params = params;
   info.hasher = bits->hasher();
   info.entries = n;
-  const std::string wire = protocol::encode_full(info, *bits, "secret");
+  const std::string wire = protocol::encode_full(info, *bits, "secret").value();
   EXPECT_FALSE(wire.empty());
   return wire.size() - protocol::kHeaderBytes - info.node_id.size() - protocol::kTagBytes;
 }
