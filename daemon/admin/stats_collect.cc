@@ -53,6 +53,7 @@ void collect_requests(const ProxyShared& shared, StatsSnapshot& s) {
   }
   s.admin_sessions_closed = load(st.admin_sessions_closed);
   s.upstream_truncated = load(st.upstream_truncated);
+  s.fills_not_stored = load(st.fills_not_stored);
   s.open_connections = shared.connections.load(std::memory_order_relaxed);
   for (std::size_t c = 0; c < kLatencyClasses; ++c) s.latency[c] = m.latency[c].snapshot();
 }

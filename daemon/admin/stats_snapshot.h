@@ -75,6 +75,7 @@ struct StatsSnapshot {
   std::array<std::uint64_t, 2> refused_destinations{};  // own listener, deny list
   std::uint64_t admin_sessions_closed = 0;  // idle ones closed to admit a new connection
   std::uint64_t upstream_truncated = 0;
+  std::uint64_t fills_not_stored = 0;  // cache fills the store refused
   UpstreamPoolStats upstream;  // summed over the workers' pools
   PeerStatusList peers;
   std::optional<RefusalCounts> peer_listener_refusals;  // summary mode only
