@@ -2,6 +2,7 @@
 
 #include "daemon/cache/stored_head.h"
 #include "daemon/http/cacheability.h"
+#include "daemon/http/hop_by_hop.h"
 #include "daemon/http/validation.h"
 
 namespace sumcache::daemon {
@@ -13,12 +14,6 @@ void remove_per_response_fields(HeaderList& fields) {
                            "Keep-Alive"}) {
     remove_field(fields, name);
   }
-}
-
-void append_via(HeaderList& fields, std::string_view via) {
-  auto existing = joined_value(fields, "Via");
-  remove_field(fields, "Via");
-  fields.push_back({"Via", existing ? *existing + ", " + std::string(via) : std::string(via)});
 }
 
 }  // namespace
