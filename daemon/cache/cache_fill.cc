@@ -4,6 +4,7 @@
 #include "daemon/http/cacheability.h"
 #include "daemon/http/hop_by_hop.h"
 #include "daemon/http/validation.h"
+#include "daemon/http/vary.h"
 
 namespace sumcache::daemon {
 namespace {
@@ -17,6 +18,16 @@ void remove_per_response_fields(HeaderList& fields) {
 }
 
 }  // namespace
+
+std::optional<std::string> fill_variant(const HeaderList& request_fields,
+                                        const RequestDirectives& request_directives,
+                                        const ResponseFacts& response,
+                                        std::uint64_t max_object_bytes) {
+  const StoreInput input{"GET",           request_fields,      request_directives, response.status,
+                         response.fields, response.directives, max_object_bytes};
+  if (storability(input) != StoreReason::storable) return std::nullopt;
+  return secondary_key(joined_value(response.fields, "Vary").value_or(""), request_fields);
+}
 
 ExchangeTimes exchange_times(std::chrono::system_clock::time_point request_time,
                              std::chrono::system_clock::time_point response_time) {

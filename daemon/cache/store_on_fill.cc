@@ -3,21 +3,9 @@
 #include <memory>
 
 #include "daemon/cache/cache_service.h"
-#include "daemon/http/cacheability.h"
-#include "daemon/http/vary.h"
 #include "daemon/log/log_limiter.h"
 
 namespace sumcache::daemon {
-
-std::optional<std::string> fill_variant(const HeaderList& request_fields,
-                                        const RequestDirectives& request_directives,
-                                        const ResponseFacts& response,
-                                        std::uint64_t max_object_bytes) {
-  const StoreInput input{"GET",           request_fields,      request_directives, response.status,
-                         response.fields, response.directives, max_object_bytes};
-  if (storability(input) != StoreReason::storable) return std::nullopt;
-  return secondary_key(joined_value(response.fields, "Vary").value_or(""), request_fields);
-}
 
 void store_fill(WorkerContext& worker, Store& store, const Settings& settings, FillTarget target,
                 const ResponseFacts& response, std::string body) {
