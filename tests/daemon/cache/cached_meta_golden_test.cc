@@ -66,6 +66,8 @@ struct Golden {
   CachedMeta (*fields)();
 };
 
+void PrintTo(const Golden& param, std::ostream* os) { *os << param.file; }
+
 class MetaGolden : public ::testing::TestWithParam<Golden> {};
 
 TEST_P(MetaGolden, DecodesToItsFields) {
