@@ -9,12 +9,9 @@
 namespace sumcache::daemon {
 namespace {
 
-// Fields a hit writes itself, or that describe another hop.
+// Fields a hit writes itself (headers_to_store has removed the hop-by-hop ones).
 void remove_per_response_fields(HeaderList& fields) {
-  for (const char* name : {"Age", "X-Cache", "Content-Length", "Transfer-Encoding", "Connection",
-                           "Keep-Alive"}) {
-    remove_field(fields, name);
-  }
+  for (const char* name : {"Age", "X-Cache", "Content-Length"}) remove_field(fields, name);
 }
 
 }  // namespace
