@@ -3,6 +3,7 @@
 #include <array>
 
 #include "daemon/admin/admin_handlers.h"
+#include "daemon/net/address_bytes.h"
 
 namespace sumcache::daemon {
 namespace {
@@ -14,13 +15,6 @@ struct SessionCount {
   SessionCount& operator=(const SessionCount&) = delete;
   std::uint32_t& n_;
 };
-
-Ip6Bytes ip6_bytes(const asio::ip::address& address) {
-  const asio::ip::address_v6 v6 =
-      address.is_v4() ? asio::ip::make_address_v6(asio::ip::v4_mapped, address.to_v4())
-                      : address.to_v6();
-  return v6.to_bytes();
-}
 
 // A request that could not be read: the status to say so with, or 0 when the
 // client went away or timed out (nothing to answer).

@@ -173,6 +173,10 @@ void write_connections(W& w, const StatsSnapshot& s) {
   w.family("sumcache_upstream_truncated_total", "counter",
            "Response bodies upstream closed or stalled on mid-way; the client saw the cut.");
   w.sample("sumcache_upstream_truncated_total", {}, s.upstream_truncated);
+  w.family("sumcache_cache_fills_not_stored_total", "counter",
+           "Responses fetched to fill the cache that the store refused (over "
+           "cache.max_object_bytes with their head, over a tag bound).");
+  w.sample("sumcache_cache_fills_not_stored_total", {}, s.fills_not_stored);
   w.family("sumcache_upstream_idle_connections", "gauge",
            "Keep-alive upstream connections waiting in the pools.");
   w.sample("sumcache_upstream_idle_connections", {}, s.upstream.idle);

@@ -53,6 +53,7 @@ void add_worker(const WorkerContext& worker, StatsSnapshot& s,
     s.refused_destinations[i] += load(st.refused_destinations[i]);
   }
   s.upstream_truncated += load(st.upstream_truncated);
+  s.fills_not_stored += load(st.fills_not_stored);
   for (std::size_t c = 0; c < kLatencyClasses; ++c) s.latency[c].add(m.latency[c].snapshot());
 }
 

@@ -6,6 +6,7 @@
 #include "config/load_config.h"
 #include "config/reload.h"
 #include "daemon/http/hop_by_hop.h"
+#include "daemon/net/address_bytes.h"
 #include "daemon/net/local_addresses.h"
 #include "daemon/peer/cluster_tls.h"
 #include "daemon/peer/peer_service.h"
@@ -23,9 +24,7 @@ std::string join(const std::vector<std::string>& items) {
 LogLevel to_log_level(config::LogLevel level) { return static_cast<LogLevel>(level); }
 
 ListenerAddress listener_address(const tcp::endpoint& endpoint) {
-  const auto& a = endpoint.address();
-  const auto v6 = a.is_v4() ? asio::ip::make_address_v6(asio::ip::v4_mapped, a.to_v4()) : a.to_v6();
-  return {v6.to_bytes(), endpoint.port()};
+  return {ip6_bytes(endpoint.address()), endpoint.port()};
 }
 
 // The peer listener or the ICP socket, as PeerService binds them (run_daemon

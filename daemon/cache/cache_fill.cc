@@ -2,26 +2,29 @@
 
 #include "daemon/cache/stored_head.h"
 #include "daemon/http/cacheability.h"
+#include "daemon/http/hop_by_hop.h"
 #include "daemon/http/validation.h"
+#include "daemon/http/vary.h"
 
 namespace sumcache::daemon {
 namespace {
 
-// Fields a hit writes itself, or that describe another hop.
+// Fields a hit writes itself (headers_to_store has removed the hop-by-hop ones).
 void remove_per_response_fields(HeaderList& fields) {
-  for (const char* name : {"Age", "X-Cache", "Content-Length", "Transfer-Encoding", "Connection",
-                           "Keep-Alive"}) {
-    remove_field(fields, name);
-  }
-}
-
-void append_via(HeaderList& fields, std::string_view via) {
-  auto existing = joined_value(fields, "Via");
-  remove_field(fields, "Via");
-  fields.push_back({"Via", existing ? *existing + ", " + std::string(via) : std::string(via)});
+  for (const char* name : {"Age", "X-Cache", "Content-Length"}) remove_field(fields, name);
 }
 
 }  // namespace
+
+std::optional<std::string> fill_variant(const HeaderList& request_fields,
+                                        const RequestDirectives& request_directives,
+                                        const ResponseFacts& response,
+                                        std::uint64_t max_object_bytes) {
+  const StoreInput input{"GET",           request_fields,      request_directives, response.status,
+                         response.fields, response.directives, max_object_bytes};
+  if (storability(input) != StoreReason::storable) return std::nullopt;
+  return secondary_key(joined_value(response.fields, "Vary").value_or(""), request_fields);
+}
 
 ExchangeTimes exchange_times(std::chrono::system_clock::time_point request_time,
                              std::chrono::system_clock::time_point response_time) {

@@ -19,6 +19,14 @@ struct ResponseFacts {
   ExchangeTimes times;
 };
 
+// The secondary key (RFC 9111 §4.1) that a response to a GET with these
+// fields and directives is stored under, or nullopt when it must not be
+// stored (§3) or its Vary names a field no variant can be keyed on.
+std::optional<std::string> fill_variant(const HeaderList& request_fields,
+                                        const RequestDirectives& request_directives,
+                                        const ResponseFacts& response,
+                                        std::uint64_t max_object_bytes);
+
 // The head and meta for a response whose body has `body_size` bytes; the
 // `tag_field` lines (cache.tag_header) go last (move_field_last).
 std::pair<std::string, std::string> stored_head_and_meta(const ResponseFacts& response,

@@ -5,14 +5,15 @@
 #include "daemon/cache/cache_request.h"
 #include "daemon/cache/cache_service.h"
 #include "daemon/cache/cached_meta.h"
+#include "daemon/cache/store_on_fill.h"
 #include "daemon/cache/stored_head.h"
+#include "daemon/exchange/header_convert.h"
+#include "daemon/exchange/upstream_exchange.h"
 #include "daemon/http/cacheability.h"
 #include "daemon/http/message_framing.h"
 #include "daemon/http/validation.h"
 #include "daemon/http/vary.h"
 #include "daemon/log/log_limiter.h"
-#include "daemon/exchange/header_convert.h"
-#include "daemon/exchange/upstream_exchange.h"
 
 namespace sumcache::daemon {
 
@@ -110,7 +111,7 @@ awaitable<unsigned> CacheService::revalidate(CacheRequest& r, const Candidate& c
     co_return co_await serve_stored(r, fresh, current_age(fresh.meta.freshness, r.now),
                                     CacheResult::refresh_hit);
   }
-  if (stale_if_error && status >= 500 && status <= 504) {
+  if (stale_if_error && is_stale_if_error_status(status)) {
     co_await finish_upstream(r.worker, limits, std::move(res));
     co_return co_await serve_stored(r, c, current_age(c.meta.freshness, r.now),
                                     CacheResult::stale_hit);
@@ -152,23 +153,16 @@ void CacheService::revalidate_in_background(CacheRequest& r, const Candidate& c)
       co_await finish_upstream(worker, limits, std::move(res));
       co_return;
     }
-    const RequestDirectives none;
-    const StoreInput input{"GET", headers, none, facts.status, facts.fields, facts.directives,
-                           self.policy_.max_object_bytes};
-    auto variant = secondary_key(joined_value(facts.fields, "Vary").value_or(""), headers);
+    auto variant = fill_variant(headers, RequestDirectives{}, facts, self.policy_.max_object_bytes);
+    if (!variant) co_return;
     std::string body;
-    if (storability(input) != StoreReason::storable || !variant) co_return;
     if (const auto read_ec =
             co_await read_whole_body(*res, limits, self.policy_.max_object_bytes, body)) {
       note_unread_body(worker, key, read_ec);
       co_return;
     }
-    auto [head, meta] = stored_head_and_meta(
-        facts, body.size(), s->via, heuristic_policy(s->config), s->config.cache.tag_header);
-    const std::uint64_t size = body.size();
-    self.store_.insert(StoredObject{key, std::move(*variant), stale.object->hash, std::move(meta),
-                                    std::move(head),
-                                    std::make_shared<const std::string>(std::move(body)), size});
+    store_fill(worker, self.store_, *s, {key, stale.object->hash, std::move(*variant)}, facts,
+               std::move(body));
     co_await finish_upstream(worker, limits, std::move(res));
   };
   asio::co_spawn(r.worker.executor,

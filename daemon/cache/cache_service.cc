@@ -4,14 +4,15 @@
 #include "daemon/cache/cache_request.h"
 #include "daemon/cache/cached_meta.h"
 #include "daemon/cache/hit_writer.h"
+#include "daemon/cache/store_on_fill.h"
+#include "daemon/exchange/header_convert.h"
+#include "daemon/exchange/response_relay.h"
 #include "daemon/http/cacheability.h"
 #include "daemon/http/invalidation.h"
 #include "daemon/http/unproven_use.h"
 #include "daemon/http/use_decision.h"
 #include "daemon/http/vary.h"
 #include "daemon/peer/peer_service.h"
-#include "daemon/exchange/header_convert.h"
-#include "daemon/exchange/response_relay.h"
 
 namespace sumcache::daemon {
 
@@ -22,12 +23,6 @@ HeuristicPolicy heuristic_policy(const config::Config& config) {
       std::chrono::duration_cast<std::chrono::seconds>(config.cache.heuristic_max_ms);
   return policy;
 }
-
-namespace {
-
-bool is_error_status(unsigned status) { return status >= 500 && status <= 504; }
-
-}  // namespace
 
 awaitable<unsigned> CacheService::serve(WorkerContext& worker, const Settings& settings,
                                         ClientConnection& client,
@@ -169,7 +164,7 @@ awaitable<unsigned> CacheService::fetch(CacheRequest& r, const Candidate* stale,
     co_return co_await send_upstream_error(r.worker.shared, r.client, r.settings, r.route, ec,
                                            r.parser.get().version());
   }
-  if (stale != nullptr && is_error_status(res->parser->get().result_int())) {
+  if (stale != nullptr && is_stale_if_error_status(res->parser->get().result_int())) {
     co_await finish_upstream(r.worker, limits, std::move(res));
     co_return co_await serve_stored(r, *stale, current_age(stale->meta.freshness, r.now),
                                     CacheResult::stale_hit);
@@ -187,11 +182,7 @@ awaitable<unsigned> CacheService::relay_and_store(CacheRequest& r,
   facts.directives = response_directives(facts.fields);
   std::optional<std::string> variant;
   if (store && r.fills_cache()) {
-    const StoreInput input{"GET", r.headers, r.directives, facts.status, facts.fields,
-                           facts.directives, policy_.max_object_bytes};
-    if (storability(input) == StoreReason::storable) {
-      variant = secondary_key(joined_value(facts.fields, "Vary").value_or(""), r.headers);
-    }
+    variant = fill_variant(r.headers, r.directives, facts, policy_.max_object_bytes);
   }
   prepare_client_head(msg, r.client, r.parser.get().version(), r.head_method, r.settings.via,
                       to_string(result));
@@ -200,16 +191,8 @@ awaitable<unsigned> CacheService::relay_and_store(CacheRequest& r,
   r.record.result = result;
   BodyCapture capture{variant.has_value(), policy_.max_object_bytes, {}, {}};
   capture.on_complete = [&](std::string& body) {
-    auto [head, meta] = stored_head_and_meta(facts, body.size(), r.settings.via,
-                                             heuristic_policy(r.settings.config),
-                                             r.settings.config.cache.tag_header);
-    const std::uint64_t size = body.size();
-    StoredObject object{r.route.cache_key, std::move(*variant), r.hash, std::move(meta),
-                        std::move(head), std::make_shared<const std::string>(std::move(body)),
-                        size};
-    if (auto ec = store_.insert(std::move(object))) {
-      r.worker.shared.log.warn("not stored " + r.route.cache_key + ": " + ec.message());
-    }
+    store_fill(r.worker, store_, r.settings, {r.route.cache_key, r.hash, std::move(*variant)},
+               facts, std::move(body));
   };
   if (co_await relay_response(r.worker, r.client, *res, limits, capture, r.route.cache_key)) {
     r.client.keep_alive = false;

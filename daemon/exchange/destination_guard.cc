@@ -1,5 +1,7 @@
 #include "daemon/exchange/destination_guard.h"
 
+#include "daemon/net/address_bytes.h"
+
 namespace sumcache::daemon {
 namespace {
 
@@ -21,13 +23,6 @@ class DestinationCategory : public boost::system::error_category {
   }
 };
 #pragma GCC diagnostic pop
-
-Ip6Bytes ip6_bytes(const asio::ip::address& address) {
-  const asio::ip::address_v6 v6 =
-      address.is_v4() ? asio::ip::make_address_v6(asio::ip::v4_mapped, address.to_v4())
-                      : address.to_v6();
-  return v6.to_bytes();
-}
 
 void log_refusal(ProxyShared& shared, const Origin& origin, const tcp::endpoint& endpoint,
                  DestinationErrc why) {

@@ -93,7 +93,6 @@ awaitable<ForwardResult> forward_request(
     failed.status = co_await send_error(
         client, settings, timed_out ? http::status::request_timeout : http::status::bad_request,
         "request body: " + upstream.client_error.message(), req.version());
-    failed.upstream_failed = true;
     co_return failed;
   }
   if (ec) {
@@ -102,7 +101,6 @@ awaitable<ForwardResult> forward_request(
     ForwardResult failed;
     failed.status =
         co_await send_upstream_error(worker.shared, client, settings, route, ec, req.version());
-    failed.upstream_failed = true;
     co_return failed;
   }
   // A final answer before the body was sent (after Expect) leaves it unread.
@@ -112,7 +110,7 @@ awaitable<ForwardResult> forward_request(
   // The cache's tags are not the client's business (docs/proxy.md), on any path.
   if (!settings.config.cache.tag_header_pass) msg.erase(settings.config.cache.tag_header);
   client.keep_alive = msg.keep_alive();
-  ForwardResult result{msg.result_int(), false, std::string(msg[http::field::location]),
+  ForwardResult result{msg.result_int(), std::string(msg[http::field::location]),
                        std::string(msg[http::field::content_location])};
   if (on_head) on_head(result);
   BodyCapture no_capture;

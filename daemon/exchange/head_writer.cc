@@ -2,7 +2,6 @@
 
 #include <vector>
 
-#include "daemon/http/field_value.h"
 #include "daemon/http/hop_by_hop.h"
 
 namespace sumcache::daemon {
@@ -32,24 +31,15 @@ std::string serialize_head(const http::response_header<>& head) {
 void strip_hop_by_hop(http::fields& fields) {
   std::vector<std::string> named;
   for (const auto& f : fields) {
-    if (beast::iequals(f.name_string(), "connection")) {
-      for (auto token : split_list(f.value())) named.emplace_back(token);
-    }
+    if (f.name() == http::field::connection) add_connection_options(f.value(), named);
   }
   for (auto it = fields.begin(); it != fields.end();) {
-    bool drop = is_hop_by_hop(it->name_string());
-    for (const auto& n : named) drop = drop || beast::iequals(it->name_string(), n);
-    it = drop ? fields.erase(it) : std::next(it);
+    it = is_hop_by_hop(it->name_string(), named) ? fields.erase(it) : std::next(it);
   }
 }
 
 void append_via(http::fields& fields, std::string_view via) {
-  const auto existing = fields[http::field::via];
-  if (existing.empty()) {
-    fields.set(http::field::via, via);
-  } else {
-    fields.set(http::field::via, std::string(existing) + ", " + std::string(via));
-  }
+  fields.set(http::field::via, via_appended(fields[http::field::via], via));
 }
 
 }  // namespace sumcache::daemon

@@ -74,6 +74,7 @@ struct ProxyShared {
   LogLimiter refused_destination_log;
   LogLimiter bad_gateway_log;      // upstream failures answered with 502
   LogLimiter gateway_timeout_log;  // and with 504
+  LogLimiter fill_log;             // fills the store refused (cache/store_on_fill.h)
   const std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
 };
 

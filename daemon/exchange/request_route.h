@@ -1,10 +1,11 @@
 #pragma once
 // Where a request goes: a pure decision from the mode, the config and the
-// request line, so that it is unit-tested without sockets.
+// request line, unit-tested without sockets (tests/daemon/exchange/request_route_test.cc).
 //   forward: absolute-form http(s) targets (RFC 9112 §3.2.2) to their own
-//            origin; CONNECT (authority-form) to allowed ports only.
+//            origin; CONNECT (authority-form) to forward.connect_ports only.
 //   reverse: every request to the configured origin; the cache key from the
-//            Host header (or an absolute-form target) and the listener scheme.
+//            Host header (or an absolute-form target) and the scheme "http",
+//            the only one a client listener speaks.
 
 #include <string>
 #include <string_view>

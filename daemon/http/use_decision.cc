@@ -83,4 +83,8 @@ std::string_view to_string(UseDecision decision) {
   return "unknown";
 }
 
+bool is_stale_if_error_status(unsigned status) {
+  return status == 500 || status == 502 || status == 503 || status == 504;
+}
+
 }  // namespace sumcache::daemon

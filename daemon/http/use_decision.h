@@ -46,4 +46,9 @@ UseResult decide_use(const StoredFreshness& stored, const ResponseDirectives& re
 
 std::string_view to_string(UseDecision decision);
 
+// An upstream answer that stale-if-error may replace with the stored response:
+// 500, 502, 503 or 504 (RFC 5861 §4). A 501 is the origin's answer about the
+// method, not a failure, and goes to the client.
+bool is_stale_if_error_status(unsigned status);
+
 }  // namespace sumcache::daemon

@@ -29,6 +29,8 @@ struct ProxyStats {
   std::atomic<std::uint64_t> upstream_errors{0};
   // Bodies upstream closed or stalled on mid-way, after the head was relayed.
   std::atomic<std::uint64_t> upstream_truncated{0};
+  // Responses fetched to fill the cache that the store refused (store_on_fill.h).
+  std::atomic<std::uint64_t> fills_not_stored{0};
   std::atomic<std::uint64_t> refused_connections{0};
   // Upstream connects refused by destination: [0] own listener, [1] deny list.
   std::array<std::atomic<std::uint64_t>, 2> refused_destinations{};

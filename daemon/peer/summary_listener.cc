@@ -2,6 +2,7 @@
 
 #include <boost/beast/ssl.hpp>
 
+#include "daemon/net/address_bytes.h"
 #include "daemon/net/listener.h"
 #include "protocol/decode.h"
 
@@ -11,11 +12,6 @@ namespace {
 
 // A head is a request line and a few fields; a summary's are under 300 bytes.
 constexpr std::size_t kMaxHeadBytes = 8192;
-
-Ip6Bytes mapped_bytes(const asio::ip::address& a) {
-  if (a.is_v4()) return asio::ip::make_address_v6(asio::ip::v4_mapped, a.to_v4()).to_bytes();
-  return a.to_v6().to_bytes();
-}
 
 // Takes what the head's read left in `buffer` first, then reads the rest.
 template <class Stream>
@@ -98,7 +94,7 @@ void SummaryListener::admit(tcp::socket socket) {
   if (rec) return;  // gone already
   std::string remote = address.to_string();
   // Closed at once, before a byte is read: not a peer, or no room.
-  if (limits_.sources && !limits_.sources->allows(mapped_bytes(address))) {
+  if (limits_.sources && !limits_.sources->allows(ip6_bytes(address))) {
     refused(Refusal::address, remote, "not a peer's address (cluster.peer_allow)");
     return;
   }

@@ -2,15 +2,17 @@
 
 #include <array>
 
-#include "daemon/session/proxy_purge.h"
 #include "daemon/cache/cache_service.h"
-#include "daemon/http/hop_by_hop.h"
-#include "daemon/http/message_framing.h"
 #include "daemon/exchange/client_connection.h"
 #include "daemon/exchange/forward_flow.h"
 #include "daemon/exchange/header_convert.h"
-#include "daemon/session/peer_gate.h"
 #include "daemon/exchange/request_route.h"
+#include "daemon/http/hop_by_hop.h"
+#include "daemon/http/message_framing.h"
+#include "daemon/net/address_bytes.h"
+#include "daemon/session/peer_gate.h"
+#include "daemon/session/proxy_purge.h"
+#include "daemon/session/read_failure.h"
 #include "daemon/session/tunnel.h"
 
 namespace sumcache::daemon {
@@ -28,15 +30,6 @@ struct ConnectionCount {
   ConnectionCount& operator=(const ConnectionCount&) = delete;
   std::atomic<std::uint32_t>& n_;
 };
-
-// The address as the allow-lists hold it: IPv4 mapped into IPv6. From the
-// bytes, not the text, which may carry an IPv6 scope ("%eth0").
-Ip6Bytes ip6_bytes(const asio::ip::address& address) {
-  const asio::ip::address_v6 v6 =
-      address.is_v4() ? asio::ip::make_address_v6(asio::ip::v4_mapped, address.to_v4())
-                      : address.to_v6();
-  return v6.to_bytes();
-}
 
 // The last response is written and the client may still be sending (a body
 // the proxy refused): closing with unread bytes makes the kernel send RST,
@@ -98,30 +91,6 @@ awaitable<std::tuple<error_code, std::size_t>> read_head(
   deadline.cancel();
   if (ec && race->timed_out) ec = beast::error::timeout;
   co_return std::tuple{ec, n};
-}
-
-// A request head that could not be read: a status saying why, or nothing
-// when the client went away.
-std::optional<std::pair<http::status, std::string>> read_failure(error_code ec) {
-  if (ec == http::error::end_of_stream || ec == http::error::partial_message ||
-      ec == asio::error::eof || ec == asio::error::connection_reset ||
-      ec == asio::error::operation_aborted) {
-    return std::nullopt;
-  }
-  if (ec == beast::error::timeout) {
-    return std::pair{http::status::request_timeout, "request head not received in time"};
-  }
-  if (ec == http::error::header_limit) {
-    return std::pair{http::status::request_header_fields_too_large,
-                     "request head exceeds limits.max_header_bytes"};
-  }
-  if (ec == http::error::body_limit) {
-    return std::pair{http::status::payload_too_large, "request body exceeds limits.max_body_bytes"};
-  }
-  if (ec.category() == http::make_error_code(http::error::bad_method).category()) {
-    return std::pair{http::status::bad_request, "malformed request: " + ec.message()};
-  }
-  return std::nullopt;
 }
 
 // Beast's own refusals that are about where the body ends.

@@ -61,5 +61,32 @@ TEST(HopByHop, ViaWithOurNodeIsALoop) {
   EXPECT_FALSE(via_has_node(via, ""));
 }
 
+// The rule the Beast-side strip (exchange/head_writer.cc) shares: the list,
+// and the names one Connection value lists, case-insensitively.
+TEST(HopByHop, ConnectionOptionsAreHopByHopToo) {
+  std::vector<std::string> options;
+  add_connection_options("close, X-Local ,x-other", options);
+  add_connection_options("", options);
+  EXPECT_EQ(options, (std::vector<std::string>{"close", "X-Local", "x-other"}));
+  EXPECT_TRUE(is_hop_by_hop("x-local", options));
+  EXPECT_TRUE(is_hop_by_hop("X-OTHER", options));
+  EXPECT_TRUE(is_hop_by_hop("TE", options));
+  EXPECT_FALSE(is_hop_by_hop("X-Kept", options));
+  EXPECT_FALSE(is_hop_by_hop("X-Local", {}));
+}
+
+// RFC 9110 §7.6.3: each proxy appends its member after those already there.
+TEST(HopByHop, OurViaMemberGoesLast_Rfc9110_7_6_3) {
+  EXPECT_EQ(via_appended("", "1.1 cache-a"), "1.1 cache-a");
+  EXPECT_EQ(via_appended("1.0 fred", "1.1 cache-a"), "1.0 fred, 1.1 cache-a");
+  HeaderList fields = {{"Via", "1.0 fred"}, {"Age", "3"}, {"via", "1.1 p.example"}};
+  append_via(fields, "1.1 cache-a");
+  const HeaderList expected = {{"Age", "3"}, {"Via", "1.0 fred, 1.1 p.example, 1.1 cache-a"}};
+  EXPECT_EQ(fields, expected);
+  HeaderList none;
+  append_via(none, "1.1 cache-a");
+  EXPECT_EQ(none, (HeaderList{{"Via", "1.1 cache-a"}}));
+}
+
 }  // namespace
 }  // namespace sumcache::daemon

@@ -145,5 +145,16 @@ TEST(UseDecision, DecisionsHaveNamesForLogs) {
   EXPECT_EQ(to_string(UseDecision::gateway_timeout), "gateway_timeout");
 }
 
+// RFC 5861 §4: an error is a 500, 502, 503 or 504; a 501 is the origin's
+// answer about the method and reaches the client.
+TEST(UseDecision, StaleIfErrorCoversOnly500And502To504_Rfc5861_4) {
+  for (unsigned status : {500U, 502U, 503U, 504U}) {
+    EXPECT_TRUE(is_stale_if_error_status(status)) << status;
+  }
+  for (unsigned status : {200U, 304U, 404U, 499U, 501U, 505U, 599U}) {
+    EXPECT_FALSE(is_stale_if_error_status(status)) << status;
+  }
+}
+
 }  // namespace
 }  // namespace sumcache::daemon

@@ -114,10 +114,20 @@ void ScriptedOrigin::accept_loop() {
   }
 }
 
+void ScriptedOrigin::set_script(std::vector<Step> script) {
+  std::lock_guard lock(script_mutex_);
+  script_ = std::move(script);
+}
+
 void ScriptedOrigin::serve(int fd) {
   if (read_request(fd)) {
+    std::vector<Step> script;
+    {
+      std::lock_guard lock(script_mutex_);
+      script = script_;
+    }
     ++requests_;
-    for (const auto& step : script_) {
+    for (const auto& step : script) {
       if (const auto* send = std::get_if<Send>(&step)) {
         if (!send_all(fd, send->bytes)) break;
       } else {

@@ -47,6 +47,8 @@ class ScriptedOrigin {
   std::uint16_t port() const { return port_; }
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
   Gate& gate() { return gate_; }
+  // The script for requests read from now on (a changed representation).
+  void set_script(std::vector<Step> script);
   // Requests whose head (and Content-Length body) were read.
   int requests() const { return requests_.load(); }
 
@@ -54,6 +56,7 @@ class ScriptedOrigin {
   void accept_loop();
   void serve(int fd);
 
+  std::mutex script_mutex_;
   std::vector<Step> script_;
   std::chrono::milliseconds hold_limit_;
   Gate gate_;
