@@ -113,6 +113,8 @@ int run_daemon(config::Config config, const std::string& config_path) {
   if (peers && !peers->start()) return 1;
   if (!server.start()) return 1;
   server.run();  // unblocks them once its handlers are in place
+  // The workers have stopped: no I/O job may post to their executors after this.
+  (*store)->stop_io();
   if (peers) peers->stop();
   // Every stored object is queued for disk: writing the queue out is what
   // makes a restart lose nothing, and it can take seconds after a fill.

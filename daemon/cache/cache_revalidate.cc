@@ -157,8 +157,10 @@ void CacheService::revalidate_in_background(CacheRequest& r, const Candidate& c)
     auto variant = secondary_key(joined_value(facts.fields, "Vary").value_or(""), headers);
     std::string body;
     if (storability(input) != StoreReason::storable || !variant) co_return;
+    // Read whole, so at most what the memory tier takes: a larger body is
+    // stored by the next miss, streamed to disk (docs/store.md).
     if (const auto read_ec =
-            co_await read_whole_body(*res, limits, self.policy_.max_object_bytes, body)) {
+            co_await read_whole_body(*res, limits, self.store_.memory_room(), body)) {
       note_unread_body(worker.shared, key, read_ec);
       co_return;
     }

@@ -64,6 +64,9 @@ struct StoreStats {
   std::uint64_t disk_writes_skipped = 0;  // queue full: the object stayed memory-only
   std::uint64_t disk_read_errors = 0;     // I/O errors other than damage
   std::uint64_t damaged_files_removed = 0;
+  std::uint64_t disk_fills = 0;          // bodies larger than the memory tier written to disk
+  std::uint64_t disk_fill_errors = 0;    // such fills that failed on a disk error
+  std::uint64_t disk_stream_errors = 0;  // streamed disk hits cut short by the disk
   std::uint64_t queued_disk_jobs = 0;
   std::uint64_t queued_disk_bytes = 0;
   std::uint64_t index_bytes = 0;  // the index's own structures, objects excluded
