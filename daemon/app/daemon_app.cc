@@ -34,7 +34,10 @@ StoreOptions store_options(const config::Config& config, filters::BloomParams pa
   o.disk_max_bytes = config.cache.disk.max_bytes;
   o.fsync = config.cache.disk.fsync;
   o.max_object_bytes = config.cache.max_object_bytes;
-  o.write_queue_max_bytes = std::max(o.write_queue_max_bytes, o.max_object_bytes);
+  // Queued writes hold their bodies: room for the largest that is held whole
+  // (a larger one is written to disk as it streams, never queued).
+  o.write_queue_max_bytes =
+      std::max(o.write_queue_max_bytes, std::min(o.max_object_bytes, o.memory_max_bytes));
   // A restart must not bring back a damaged object: check every body at open.
   o.verify_bodies_on_open = true;
   o.shards = config.cache.shards;

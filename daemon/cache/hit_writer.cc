@@ -1,5 +1,6 @@
 #include "daemon/cache/hit_writer.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <tuple>
 
 #include "daemon/cache/cached_meta.h"
 #include "daemon/exchange/client_connection.h"

@@ -1,5 +1,6 @@
 #include "daemon/store/store.h"
 
+#include <algorithm>
 #include <cassert>
 
 #include "daemon/store/object_file.h"
@@ -14,7 +15,10 @@ std::error_code validate(const StoreOptions& o) {
   if (o.max_object_bytes == 0 || o.max_object_bytes > kMaxObjectBytesCap) {
     return StoreErrc::invalid_options;
   }
-  if (o.disk_enabled && (o.disk_path.empty() || o.write_queue_max_bytes < o.max_object_bytes)) {
+  // The write queue must take the largest object held whole; larger ones
+  // come through begin_disk_fill, never the queue.
+  const std::uint64_t largest_queued = std::min(o.max_object_bytes, o.memory_max_bytes);
+  if (o.disk_enabled && (o.disk_path.empty() || o.write_queue_max_bytes < largest_queued)) {
     return StoreErrc::invalid_options;
   }
   return filters::validate(o.filter_params);

@@ -22,7 +22,7 @@ struct StoreOptions {
   bool fsync = false;                               // fsync file and directory on every write
   std::uint64_t max_object_bytes = 64 * kMiB;       // larger objects are refused
   // Writes queued for the disk hold their objects; past this, new objects
-  // stay memory-only. At least max_object_bytes.
+  // stay memory-only. At least min(max_object_bytes, memory_max_bytes).
   std::uint64_t write_queue_max_bytes = 256 * kMiB;
   // Read every file whole at open to check its checksum; otherwise open checks
   // sizes and the header checksum, and a damaged body is found when read.
