@@ -7,14 +7,14 @@
 #include "daemon/cache/disk_hit.h"
 #include "daemon/cache/hit_writer.h"
 #include "daemon/cache/store_io_wait.h"
+#include "daemon/exchange/header_convert.h"
+#include "daemon/exchange/response_relay.h"
 #include "daemon/http/cacheability.h"
 #include "daemon/http/invalidation.h"
 #include "daemon/http/unproven_use.h"
 #include "daemon/http/use_decision.h"
 #include "daemon/http/vary.h"
 #include "daemon/peer/peer_service.h"
-#include "daemon/exchange/header_convert.h"
-#include "daemon/exchange/response_relay.h"
 
 namespace sumcache::daemon {
 
@@ -89,11 +89,12 @@ std::optional<Candidate> CacheService::find_candidate(const CacheRequest& r,
 
 awaitable<std::optional<Candidate>> CacheService::find_on_disk(const CacheRequest& r,
                                                                std::vector<DiskCandidate> on_disk) {
-  auto opened = co_await run_on_store_io<std::vector<ObjectPtr>>(
-      store_, r.settings.config.limits.upstream_io_timeout_ms,
-      [&store = store_, key = r.route.cache_key, hash = r.hash, on_disk = std::move(on_disk)] {
-        return store.find_on_disk(key, hash, on_disk);
-      });
+  std::function<std::vector<ObjectPtr>()> open = [&store = store_, key = r.route.cache_key,
+                                                  hash = r.hash, on_disk = std::move(on_disk)] {
+    return store.find_on_disk(key, hash, on_disk);
+  };
+  auto opened = co_await run_on_store_io(store_, r.settings.config.limits.upstream_io_timeout_ms,
+                                         std::move(open));
   if (!opened) co_return std::nullopt;  // the disk did not answer in time: a miss
   co_return pick_variant(r, *opened);
 }
@@ -141,9 +142,10 @@ awaitable<unsigned> CacheService::serve_stored(CacheRequest& r, const Candidate&
   std::shared_ptr<const std::string> body = c.object->body;
   if (!body && c.object->body_size > kDiskChunk) {
     // Too large to hold: streamed from its file (docs/store.md, "Disk hits").
-    auto reader = co_await run_on_store_io<Result<BodyReader>>(
-        store_, hit.write_timeout,
-        [&store = store_, object = c.object] { return store.open_body(*object); });
+    std::function<Result<BodyReader>()> open = [&store = store_, object = c.object] {
+      return store.open_body(*object);
+    };
+    auto reader = co_await run_on_store_io(store_, hit.write_timeout, std::move(open));
     if (!reader || !*reader) co_return co_await serve_unreadable(r);
     r.record.result = result;
     r.record.from_disk = true;
@@ -154,9 +156,9 @@ awaitable<unsigned> CacheService::serve_stored(CacheRequest& r, const Candidate&
   if (!body) {
     // Read whole on the I/O pool, checksum verified, and promoted into the
     // memory tier when it fits.
-    auto loaded = co_await run_on_store_io<Result<std::shared_ptr<const std::string>>>(
-        store_, hit.write_timeout,
-        [&store = store_, object = c.object] { return store.load_body(object); });
+    std::function<Result<std::shared_ptr<const std::string>>()> load =
+        [&store = store_, object = c.object] { return store.load_body(object); };
+    auto loaded = co_await run_on_store_io(store_, hit.write_timeout, std::move(load));
     if (!loaded || !*loaded) co_return co_await serve_unreadable(r);
     body = std::move(*loaded).value();
   }
@@ -248,17 +250,18 @@ awaitable<unsigned> CacheService::relay_and_store(CacheRequest& r,
   // A body larger than the memory tier takes goes to disk as it streams;
   // none is ever copied whole past the memory tier's room.
   std::unique_ptr<DiskFillSink> disk_fill;
-  if (variant && fills_to_disk(res->parser->content_length(), store_.has_disk_tier(),
-                               store_.memory_room())) {
-    const std::uint64_t length = *res->parser->content_length();
-    auto [head, meta] = stored_head_and_meta(facts, length, r.settings.via,
-                                             heuristic_policy(r.settings.config),
-                                             r.settings.config.cache.tag_header);
-    disk_fill = co_await DiskFillSink::begin(
-        store_,
-        StoredObject{r.route.cache_key, *variant, r.hash, std::move(meta), std::move(head),
-                     nullptr, length},
-        limits.upstream_io_timeout_ms);
+  const auto declared = declared_length(facts.fields);
+  if (variant && fills_to_disk(declared, store_.has_disk_tier(), store_.memory_room())) {
+    const std::uint64_t length = *declared;
+    auto [head, meta] =
+        stored_head_and_meta(facts, length, r.settings.via, heuristic_policy(r.settings.config),
+                             r.settings.config.cache.tag_header);
+    // Named, not a temporary: GCC 12 mishandles a temporary passed by value
+    // to a coroutine inside co_await.
+    StoredObject head_only{r.route.cache_key, *variant, r.hash, std::move(meta),
+                           std::move(head),   nullptr,  length};
+    disk_fill =
+        co_await DiskFillSink::begin(store_, std::move(head_only), limits.upstream_io_timeout_ms);
     variant.reset();
   }
   BodyCapture capture{variant.has_value(), store_.memory_room(), {}, {}, {}};

@@ -1,6 +1,8 @@
 #include "daemon/cache/disk_fill_sink.h"
 
 #include <algorithm>
+#include <charconv>
+#include <functional>
 #include <system_error>
 
 #include "daemon/cache/store_io_wait.h"
@@ -15,6 +17,15 @@ struct DiskFillSink::Shared {
   std::string key;     // for the log
 };
 
+std::optional<std::uint64_t> declared_length(const HeaderList& fields) {
+  const auto value = joined_value(fields, "Content-Length");
+  if (!value || value->empty()) return std::nullopt;
+  std::uint64_t n = 0;
+  const auto [end, ec] = std::from_chars(value->data(), value->data() + value->size(), n);
+  if (ec != std::errc{} || end != value->data() + value->size()) return std::nullopt;
+  return n;
+}
+
 bool fills_to_disk(std::optional<std::uint64_t> content_length, bool has_disk_tier,
                    std::uint64_t memory_room) {
   return has_disk_tier && content_length && *content_length > memory_room;
@@ -28,13 +39,14 @@ awaitable<std::unique_ptr<DiskFillSink>> DiskFillSink::begin(Store& store, Store
                                                              std::chrono::milliseconds timeout) {
   auto shared = std::make_shared<Shared>();
   shared->key = head_only.key;
-  auto begun = co_await run_on_store_io<bool>(
-      store, timeout, [&store, shared, object = std::make_shared<StoredObject>(std::move(head_only))] {
-        auto fill = store.begin_disk_fill(std::move(*object));
-        if (!fill) return false;
-        shared->fill = std::move(fill).value();
-        return true;
-      });
+  std::function<bool()> open = [&store, shared,
+                                object = std::make_shared<StoredObject>(std::move(head_only))] {
+    auto fill = store.begin_disk_fill(std::move(*object));
+    if (!fill) return false;
+    shared->fill = std::move(fill).value();
+    return true;
+  };
+  auto begun = co_await run_on_store_io(store, timeout, std::move(open));
   if (!begun) {
     // The fill may still begin on the pool; the job's copy of `shared` drops it there.
     store.note_fill_error(shared->key, std::make_error_code(std::errc::timed_out));
@@ -65,13 +77,14 @@ awaitable<bool> DiskFillSink::take(std::string_view bytes, bool done) {
 }
 
 awaitable<bool> DiskFillSink::flush(bool commit) {
-  auto ok = co_await run_on_store_io<bool>(store_, timeout_, [shared = shared_, commit] {
+  std::function<bool()> write = [shared = shared_, commit] {
     if (!shared->buffer.empty() && shared->fill->append(shared->buffer)) return false;
     shared->buffer.clear();
     return !commit || !shared->fill->commit();
-  });
+  };
+  auto ok = co_await run_on_store_io(store_, timeout_, std::move(write));
   if (!ok) store_.note_fill_error(shared_->key, std::make_error_code(std::errc::timed_out));
-  co_return ok && *ok;
+  co_return ok&&* ok;
 }
 
 }  // namespace sumcache::daemon

@@ -12,12 +12,17 @@
 #include <string>
 #include <string_view>
 
+#include "daemon/http/header_list.h"
 #include "daemon/net/asio.h"
 #include "daemon/store/store.h"
 
 namespace sumcache::daemon {
 
 inline constexpr std::size_t kFillBuffer = 256 * 1024;
+
+// The response's Content-Length as received (Beast checked it); nullopt
+// without one, or with a list (several equal values): no disk fill then.
+std::optional<std::uint64_t> declared_length(const HeaderList& fields);
 
 // Whether a storable response goes to disk as it streams: a disk tier, a
 // declared length, and a body larger than the memory tier's room.

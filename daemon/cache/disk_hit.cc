@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -33,17 +34,17 @@ awaitable<unsigned> write_disk_hit(ClientConnection& client, const HitRequest& r
     co_return 0U;
   }
   if (plan.length == 0) co_return plan.status;
-  auto stream = std::make_shared<DiskStream>(DiskStream{
-      std::move(reader),
-      std::vector<char>(static_cast<std::size_t>(std::min<std::uint64_t>(kDiskChunk, plan.length)))});
+  auto stream = std::make_shared<DiskStream>(
+      DiskStream{std::move(reader), std::vector<char>(static_cast<std::size_t>(
+                                        std::min<std::uint64_t>(kDiskChunk, plan.length)))});
   const std::uint64_t end = plan.first + plan.length;
   for (std::uint64_t offset = plan.first; offset < end;) {
     const auto want =
         static_cast<std::size_t>(std::min<std::uint64_t>(stream->chunk.size(), end - offset));
-    auto got = co_await run_on_store_io<Result<std::size_t>>(
-        store, request.write_timeout, [stream, offset, want]() -> Result<std::size_t> {
-          return stream->reader.read(offset, std::span<char>(stream->chunk.data(), want));
-        });
+    std::function<Result<std::size_t>()> read = [stream, offset, want] {
+      return stream->reader.read(offset, std::span<char>(stream->chunk.data(), want));
+    };
+    auto got = co_await run_on_store_io(store, request.write_timeout, std::move(read));
     std::error_code ec;
     if (!got) {
       ec = std::make_error_code(std::errc::timed_out);

@@ -117,11 +117,11 @@ awaitable<unsigned> write_hit(ClientConnection& client, const HitRequest& reques
                               std::chrono::seconds age, std::string_view x_cache) {
   const PerResponseFields fields(request, client, age, x_cache);
   const HitPlan plan = plan_hit(request, object, body.size());
-  const std::string_view payload =
-      std::string_view(body).substr(static_cast<std::size_t>(plan.first),
-                                    static_cast<std::size_t>(plan.length));
-  const bool ok = hit_sent(client, co_await write_response(client, request, plan.head(object, request),
-                                                           fields.view(), payload));
+  const std::string_view payload = std::string_view(body).substr(
+      static_cast<std::size_t>(plan.first), static_cast<std::size_t>(plan.length));
+  const bool ok = hit_sent(
+      client,
+      co_await write_response(client, request, plan.head(object, request), fields.view(), payload));
   co_return ok ? plan.status : 0U;
 }
 

@@ -18,6 +18,8 @@ namespace sumcache::daemon {
 // The result of fn() run on the pool, or nullopt when it took longer than
 // `timeout`: the caller gives up; fn still runs to its end on the pool, so
 // what it uses must be owned by fn (shared_ptr captures), not by the caller.
+// Callers pass a named std::function (std::move): GCC 12 mishandles a
+// temporary converted to a coroutine's by-value parameter inside co_await.
 template <class T>
 awaitable<std::optional<T>> run_on_store_io(Store& store, std::chrono::milliseconds timeout,
                                             std::function<T()> fn) {
@@ -35,9 +37,11 @@ awaitable<std::optional<T>> run_on_store_io(Store& store, std::chrono::milliseco
     Wait& w;
     ~Forget() { w.timer = nullptr; }
   } forget{*wait};
-  store.post_io([fn = std::move(fn), wait, executor]() mutable {
-    T result = fn();
-    asio::post(executor, [wait = std::move(wait), result = std::move(result)]() mutable {
+  // One owner for fn, whichever thread lets go of it last.
+  auto job = std::make_shared<std::function<T()>>(std::move(fn));
+  store.post_io([job, wait, executor] {
+    T result = (*job)();
+    asio::post(executor, [wait, result = std::move(result)]() mutable {
       if (wait->timer == nullptr) return;
       wait->result = std::move(result);
       wait->timer->cancel();

@@ -29,7 +29,7 @@ struct DiskJob {
   std::uint64_t variant_hash = 0;
   std::uint32_t version = 0;  // the entry's version when queued
   ObjectPtr object;
-  std::string temp_path;        // place: the fill's file
+  std::string temp_path;         // place: the fill's file
   std::uint64_t file_bytes = 0;  // place: its size
 };
 

@@ -100,8 +100,8 @@ void Store::run_disk_job(const DiskJob& job) {
     current = ref != kNoEntry && s.index.at(ref).version == job.version;
   }
   if (job.kind == DiskJob::Kind::place) {
-    std::error_code ec = current ? place_file(job.temp_path, path, options_.fsync)
-                                 : std::error_code{};
+    std::error_code ec =
+        current ? place_file(job.temp_path, path, options_.fsync) : std::error_code{};
     if (!current || ec) static_cast<void>(remove_file(job.temp_path));
     if (!current) return;
     if (ec) {
@@ -229,8 +229,8 @@ Result<std::unique_ptr<DiskFill>> Store::begin_disk_fill(StoredObject object) {
   const std::string path = path_of(object.hash, variant_hash(options_.hasher, object.variant));
   // Its own name: two fills of one object, or a fill beside a queued write,
   // never share a temp file. The scan removes it after a crash (kTempSuffix).
-  std::string temp = path + ".fill" + std::to_string(next_fill_id_.fetch_add(1)) +
-                     std::string(kTempSuffix);
+  std::string temp =
+      path + ".fill" + std::to_string(next_fill_id_.fetch_add(1)) + std::string(kTempSuffix);
   auto file = StreamedObjectFile::create(std::move(temp), path, header);
   if (!file) {
     note_fill_error(path, file.error());

@@ -122,7 +122,7 @@ TEST(DiskFill, AnUncommittedFillLeavesNoEntryNoFilterKeyAndNoFile) {
   store->flush();
   EXPECT_EQ(temp_files(dir.path()), 0U);
   EXPECT_EQ(store->stats().objects, 0U);
-  EXPECT_FALSE(store->filter_snapshot().contains(store->hash_key("http://o/cut")));
+  EXPECT_FALSE(store->filter_snapshot().contains("http://o/cut"));
   EXPECT_EQ(store->stats().disk_fill_errors, 0U);  // an abort is not a disk failure
 }
 
@@ -260,7 +260,8 @@ TEST(StoreStreamErrors, AreCountedAndLoggedOncePerInterval) {
   std::size_t lines = 0;
   for (const auto& l : log.lines()) lines += l.find("cut short") != std::string::npos ? 1 : 0;
   EXPECT_EQ(lines, 1U);
-  EXPECT_TRUE(log.any_contains("disk hit of http://o/s cut short", "(1 disk hits cut short so far)"));
+  EXPECT_TRUE(
+      log.any_contains("disk hit of http://o/s cut short", "(1 disk hits cut short so far)"));
 }
 
 }  // namespace
