@@ -68,8 +68,15 @@ void check_budgets(const Config& config) {
                                 std::to_string(cache.max_object_bytes) + ", got " +
                                 std::to_string(budget) + ")");
   };
-  if (cache.memory.max_bytes < cache.max_object_bytes) {
-    too_small("$.cache.memory.max_bytes", cache.memory.max_bytes);
+  // With a disk tier, a body larger than the memory tier is stored on disk
+  // only, streamed (docs/store.md, "Disk-only fills"); without one, every
+  // object must fit in memory.
+  if (!cache.disk.enabled && cache.memory.max_bytes < cache.max_object_bytes) {
+    throw ConfigError("$.cache.memory.max_bytes",
+                      "must be at least max_object_bytes (" +
+                          std::to_string(cache.max_object_bytes) + ", got " +
+                          std::to_string(cache.memory.max_bytes) +
+                          ") when the disk tier is disabled: larger objects live on disk only");
   }
   if (cache.disk.enabled && cache.disk.max_bytes < cache.max_object_bytes) {
     too_small("$.cache.disk.max_bytes", cache.disk.max_bytes);

@@ -108,6 +108,15 @@ void write_store(W& w, const StatsSnapshot& s) {
   w.family("sumcache_store_disk_write_errors_total", "counter",
            "Disk tier writes that failed (disk full, I/O error): the object stayed memory-only.");
   w.sample("sumcache_store_disk_write_errors_total", {}, st.disk_write_errors);
+  w.family("sumcache_store_disk_fills_total", "counter",
+           "Bodies larger than the memory tier stored on disk only as they streamed.");
+  w.sample("sumcache_store_disk_fills_total", {}, st.disk_fills);
+  w.family("sumcache_store_disk_fill_errors_total", "counter",
+           "Such fills that the disk failed (write error, timeout): not stored.");
+  w.sample("sumcache_store_disk_fill_errors_total", {}, st.disk_fill_errors);
+  w.family("sumcache_store_disk_stream_errors_total", "counter",
+           "Disk hits cut short after their head was sent (read error, damaged file, timeout).");
+  w.sample("sumcache_store_disk_stream_errors_total", {}, st.disk_stream_errors);
   w.family("sumcache_store_evictions_total", "counter", "Objects evicted to stay in budget.");
   w.sample("sumcache_store_evictions_total", {{"tier", "memory"}}, st.memory_evictions);
   w.sample("sumcache_store_evictions_total", {{"tier", "disk"}}, st.disk_evictions);

@@ -64,6 +64,9 @@ json store_json(const StatsSnapshot& s) {
             {"writes", st.disk_writes},
             {"write_errors", st.disk_write_errors},
             {"read_errors", st.disk_read_errors},
+            {"fills", st.disk_fills},
+            {"fill_errors", st.disk_fill_errors},
+            {"stream_errors", st.disk_stream_errors},
             {"queued_bytes", st.queued_disk_bytes}}}};
 }
 

@@ -34,7 +34,10 @@ StoreOptions store_options(const config::Config& config, filters::BloomParams pa
   o.disk_max_bytes = config.cache.disk.max_bytes;
   o.fsync = config.cache.disk.fsync;
   o.max_object_bytes = config.cache.max_object_bytes;
-  o.write_queue_max_bytes = std::max(o.write_queue_max_bytes, o.max_object_bytes);
+  // Queued writes hold their bodies: room for the largest that is held whole
+  // (a larger one is written to disk as it streams, never queued).
+  o.write_queue_max_bytes =
+      std::max(o.write_queue_max_bytes, std::min(o.max_object_bytes, o.memory_max_bytes));
   // A restart must not bring back a damaged object: check every body at open.
   o.verify_bodies_on_open = true;
   o.shards = config.cache.shards;
@@ -109,6 +112,8 @@ int run_daemon(config::Config config, const std::string& config_path) {
   if (peers && !peers->start()) return 1;
   if (!server.start()) return 1;
   server.run();  // unblocks them once its handlers are in place
+  // The workers have stopped: no I/O job may post to their executors after this.
+  (*store)->stop_io();
   if (peers) peers->stop();
   // Every stored object is queued for disk: writing the queue out is what
   // makes a restart lose nothing, and it can take seconds after a fill.

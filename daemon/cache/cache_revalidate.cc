@@ -156,8 +156,10 @@ void CacheService::revalidate_in_background(CacheRequest& r, const Candidate& c)
     auto variant = fill_variant(headers, RequestDirectives{}, facts, self.policy_.max_object_bytes);
     if (!variant) co_return;
     std::string body;
+    // Read whole, so at most what the memory tier takes: a larger body is
+    // stored by the next miss, streamed to disk (docs/store.md).
     if (const auto read_ec =
-            co_await read_whole_body(*res, limits, self.policy_.max_object_bytes, body)) {
+            co_await read_whole_body(*res, limits, self.store_.memory_room(), body)) {
       note_unread_body(worker, key, read_ec);
       co_return;
     }

@@ -3,8 +3,11 @@
 #include "daemon/cache/cache_fill.h"
 #include "daemon/cache/cache_request.h"
 #include "daemon/cache/cached_meta.h"
+#include "daemon/cache/disk_fill_sink.h"
+#include "daemon/cache/disk_hit.h"
 #include "daemon/cache/hit_writer.h"
 #include "daemon/cache/store_on_fill.h"
+#include "daemon/cache/store_io_wait.h"
 #include "daemon/exchange/header_convert.h"
 #include "daemon/exchange/response_relay.h"
 #include "daemon/http/cacheability.h"
@@ -41,7 +44,10 @@ awaitable<unsigned> CacheService::serve(WorkerContext& worker, const Settings& s
   r.from_peer = peer != PeerScope::none || has_field(r.headers, kPeerRequestHeader);
   r.hash = store_.hash_key(route.cache_key);
   if (!r.directives.no_store) {
-    if (auto c = find_candidate(r)) {
+    std::vector<DiskCandidate> on_disk;  // allocates only when a disk-only variant turns up
+    auto c = find_candidate(r, on_disk);
+    if (!c && !on_disk.empty()) c = co_await find_on_disk(r, std::move(on_disk));
+    if (c) {
       const UseResult use = use_of(r, *c);
       switch (use.decision) {
         case UseDecision::serve_fresh:
@@ -68,11 +74,30 @@ awaitable<unsigned> CacheService::serve(WorkerContext& worker, const Settings& s
   co_return co_await fetch(r, nullptr, true);
 }
 
-std::optional<Candidate> CacheService::find_candidate(const CacheRequest& r) {
-  // Reused by every lookup on this thread, and emptied before returning so
-  // that it keeps no object alive: a lookup allocates nothing once warm.
+std::optional<Candidate> CacheService::find_candidate(const CacheRequest& r,
+                                                      std::vector<DiskCandidate>& on_disk) {
+  // Reused by every lookup on this thread: a memory hit allocates nothing once warm.
   thread_local std::vector<ObjectPtr> variants;
-  store_.find(r.route.cache_key, r.hash, variants);
+  store_.find(r.route.cache_key, r.hash, variants, &on_disk);
+  return pick_variant(r, variants);
+}
+
+awaitable<std::optional<Candidate>> CacheService::find_on_disk(const CacheRequest& r,
+                                                               std::vector<DiskCandidate> on_disk) {
+  std::function<std::vector<ObjectPtr>()> open = [&store = store_, key = r.route.cache_key,
+                                                  hash = r.hash, on_disk = std::move(on_disk)] {
+    return store.find_on_disk(key, hash, on_disk);
+  };
+  auto opened = co_await run_on_store_io(store_, r.settings.config.limits.upstream_io_timeout_ms,
+                                         std::move(open));
+  if (!opened) co_return std::nullopt;  // the disk did not answer in time: a miss
+  co_return pick_variant(r, *opened);
+}
+
+// The variant the request's Vary fields select; empties `variants`, so that
+// it keeps no object alive.
+std::optional<Candidate> CacheService::pick_variant(const CacheRequest& r,
+                                                    std::vector<ObjectPtr>& variants) {
   std::optional<Candidate> found;
   for (auto& object : variants) {
     auto meta = decode_meta(object->meta);
@@ -101,17 +126,6 @@ UseResult CacheService::use_of(const CacheRequest& r, const Candidate& c) const 
 
 awaitable<unsigned> CacheService::serve_stored(CacheRequest& r, const Candidate& c,
                                                std::chrono::seconds age, CacheResult result) {
-  std::shared_ptr<const std::string> body = c.object->body;
-  if (!body) {
-    auto loaded = store_.load_body(c.object);
-    if (!loaded) {  // damaged on disk: a miss, which only-if-cached must not fetch (§5.2.1.7)
-      if (!r.directives.only_if_cached) co_return co_await fetch(r, nullptr, true);
-      r.record.result = CacheResult::miss;
-      co_return co_await send_error(r.client, r.settings, http::status::gateway_timeout,
-                                    "only-if-cached: not in this cache", r.parser.get().version());
-    }
-    body = std::move(loaded).value();
-  }
   HitRequest hit{r.head_method,
                  r.parser.get().version(),
                  r.conditional,
@@ -120,10 +134,42 @@ awaitable<unsigned> CacheService::serve_stored(CacheRequest& r, const Candidate&
                  r.now,
                  r.settings.config.limits.upstream_io_timeout_ms,
                  hidden_tag_field(r)};
+  std::shared_ptr<const std::string> body = c.object->body;
+  if (!body && c.object->body_size > kDiskChunk) {
+    // Too large to hold: streamed from its file (docs/store.md, "Disk hits").
+    std::function<Result<BodyReader>()> open = [&store = store_, object = c.object] {
+      return store.open_body(*object);
+    };
+    auto reader = co_await run_on_store_io(store_, hit.write_timeout, std::move(open));
+    if (!reader || !*reader) co_return co_await serve_unreadable(r);
+    r.record.result = result;
+    r.record.from_disk = true;
+    r.record.hierarchy = {};
+    co_return co_await write_disk_hit(r.client, hit, *c.object, store_, std::move(*reader).value(),
+                                      age, to_string(result));
+  }
+  if (!body) {
+    // Read whole on the I/O pool, checksum verified, and promoted into the
+    // memory tier when it fits.
+    std::function<Result<std::shared_ptr<const std::string>>()> load =
+        [&store = store_, object = c.object] { return store.load_body(object); };
+    auto loaded = co_await run_on_store_io(store_, hit.write_timeout, std::move(load));
+    if (!loaded || !*loaded) co_return co_await serve_unreadable(r);
+    body = std::move(*loaded).value();
+  }
   r.record.result = result;
   r.record.from_disk = !c.object->body;
   r.record.hierarchy = {};
   co_return co_await write_hit(r.client, hit, *c.object, *body, age, to_string(result));
+}
+
+// A stored body that cannot be read (damaged on disk, or the disk too slow) is
+// a miss, which only-if-cached must not fetch (RFC 9111 §5.2.1.7).
+awaitable<unsigned> CacheService::serve_unreadable(CacheRequest& r) {
+  if (!r.directives.only_if_cached) co_return co_await fetch(r, nullptr, true);
+  r.record.result = CacheResult::miss;
+  co_return co_await send_error(r.client, r.settings, http::status::gateway_timeout,
+                                "only-if-cached: not in this cache", r.parser.get().version());
 }
 
 awaitable<unsigned> CacheService::fetch(CacheRequest& r, const Candidate* stale,
@@ -135,7 +181,10 @@ awaitable<unsigned> CacheService::fetch(CacheRequest& r, const Candidate* stale,
     if (!ticket.leader) {
       co_await ticket.wait->async_wait(use_nothrow);
       r.now = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
-      if (auto c = find_candidate(r)) {
+      std::vector<DiskCandidate> on_disk;
+      auto c = find_candidate(r, on_disk);
+      if (!c && !on_disk.empty()) c = co_await find_on_disk(r, std::move(on_disk));
+      if (c) {
         const UseResult use = use_of(r, *c);
         if (use.decision == UseDecision::serve_fresh) {
           co_return co_await serve_stored(r, *c, use.age, CacheResult::collapsed_hit);
@@ -189,7 +238,29 @@ awaitable<unsigned> CacheService::relay_and_store(CacheRequest& r,
   if (const auto hidden = hidden_tag_field(r); !hidden.empty()) msg.erase(hidden);
   r.client.keep_alive = msg.keep_alive();
   r.record.result = result;
-  BodyCapture capture{variant.has_value(), policy_.max_object_bytes, {}, {}};
+  // A body larger than the memory tier takes goes to disk as it streams;
+  // none is ever copied whole past the memory tier's room.
+  std::unique_ptr<DiskFillSink> disk_fill;
+  const auto declared = declared_length(facts.fields);
+  if (variant && fills_to_disk(declared, store_.has_disk_tier(), store_.memory_room())) {
+    const std::uint64_t length = *declared;
+    auto [head, meta] =
+        stored_head_and_meta(facts, length, r.settings.via, heuristic_policy(r.settings.config),
+                             r.settings.config.cache.tag_header);
+    // Named, not a temporary: GCC 12 mishandles a temporary passed by value
+    // to a coroutine inside co_await.
+    StoredObject head_only{r.route.cache_key, *variant, r.hash, std::move(meta),
+                           std::move(head),   nullptr,  length};
+    disk_fill =
+        co_await DiskFillSink::begin(store_, std::move(head_only), limits.upstream_io_timeout_ms);
+    variant.reset();
+  }
+  BodyCapture capture{variant.has_value(), store_.memory_room(), {}, {}, {}};
+  if (disk_fill) {
+    capture.stream = [&disk_fill](std::string_view piece, bool done) {
+      return disk_fill->take(piece, done);
+    };
+  }
   capture.on_complete = [&](std::string& body) {
     store_fill(r.worker, store_, r.settings, {r.route.cache_key, r.hash, std::move(*variant)},
                facts, std::move(body));

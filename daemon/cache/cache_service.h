@@ -73,12 +73,20 @@ class CacheService {
   PeerService* peers() const { return peers_; }
 
  private:
-  std::optional<Candidate> find_candidate(const CacheRequest& r);
+  // The stored response for r among the memory-resident variants; the
+  // disk-only ones are left in `on_disk` for find_on_disk(), which reads
+  // their headers on the store's I/O pool.
+  std::optional<Candidate> find_candidate(const CacheRequest& r,
+                                          std::vector<DiskCandidate>& on_disk);
+  awaitable<std::optional<Candidate>> find_on_disk(const CacheRequest& r,
+                                                   std::vector<DiskCandidate> on_disk);
+  std::optional<Candidate> pick_variant(const CacheRequest& r, std::vector<ObjectPtr>& variants);
   // decide_use, and a response this node cannot prove current (a peer's
   // purges it may have missed) is never served or handed to a peer unchecked.
   UseResult use_of(const CacheRequest& r, const Candidate& c) const;
   awaitable<unsigned> serve_stored(CacheRequest& r, const Candidate& c, std::chrono::seconds age,
                                    CacheResult result);
+  awaitable<unsigned> serve_unreadable(CacheRequest& r);
   awaitable<unsigned> fetch(CacheRequest& r, const Candidate* stale, bool may_collapse);
   awaitable<unsigned> revalidate(CacheRequest& r, const Candidate& c, bool stale_if_error);
   awaitable<unsigned> relay_and_store(CacheRequest& r, std::unique_ptr<UpstreamResponse> res,

@@ -1,5 +1,6 @@
 #include "daemon/cache/hit_writer.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 
@@ -16,38 +17,6 @@ int head_status(std::string_view head) {
   return status;
 }
 
-// Age, X-Cache and Connection: the fields that differ per response, built
-// on the stack (every hit sends them).
-class PerResponseFields {
- public:
-  PerResponseFields(const HitRequest& request, const ClientConnection& client,
-                    std::chrono::seconds age, std::string_view x_cache) {
-    append("Age: ");
-    size_ = static_cast<std::size_t>(
-        std::to_chars(text_.data() + size_, text_.data() + text_.size(), age.count()).ptr -
-        text_.data());
-    append("\r\nX-Cache: ");
-    append(x_cache.substr(0, kMaxXCache));
-    append("\r\n");
-    if (!client.keep_alive) {
-      append("Connection: close\r\n");
-    } else if (request.version == 10) {
-      append("Connection: keep-alive\r\n");
-    }
-    append("\r\n");
-  }
-  std::string_view view() const { return {text_.data(), size_}; }
-
- private:
-  static constexpr std::size_t kMaxXCache = 32;  // the longest X-Cache value is far shorter
-  void append(std::string_view s) {
-    std::copy(s.begin(), s.end(), text_.data() + size_);
-    size_ += s.size();
-  }
-  std::array<char, 128> text_;
-  std::size_t size_ = 0;
-};
-
 // Starts the write of a hit under the request's write timeout. Not a
 // coroutine of its own: every hit would pay for one more frame.
 auto write_response(ClientConnection& client, const HitRequest& request, std::string_view head,
@@ -60,13 +29,6 @@ auto write_response(ClientConnection& client, const HitRequest& request, std::st
       transfer_all_at_once, use_nothrow);
 }
 
-bool sent(ClientConnection& client, const std::tuple<error_code, std::size_t>& result) {
-  const auto& [ec, n] = result;
-  client.bytes_out += n;
-  if (ec) client.keep_alive = false;
-  return !ec;
-}
-
 void replace_field(HeaderList& fields, std::string_view name, std::string value) {
   remove_field(fields, name);
   fields.push_back({std::string(name), std::move(value)});
@@ -74,49 +36,93 @@ void replace_field(HeaderList& fields, std::string_view name, std::string value)
 
 }  // namespace
 
-awaitable<unsigned> write_hit(ClientConnection& client, const HitRequest& request,
-                              const StoredObject& object, const std::string& body,
-                              std::chrono::seconds age, std::string_view x_cache) {
-  const PerResponseFields fields(request, client, age, x_cache);
-  const std::string_view extra = fields.view();
+PerResponseFields::PerResponseFields(const HitRequest& request, const ClientConnection& client,
+                                     std::chrono::seconds age, std::string_view x_cache) {
+  append("Age: ");
+  size_ = static_cast<std::size_t>(
+      std::to_chars(text_.data() + size_, text_.data() + text_.size(), age.count()).ptr -
+      text_.data());
+  append("\r\nX-Cache: ");
+  append(x_cache.substr(0, kMaxXCache));
+  append("\r\n");
+  if (!client.keep_alive) {
+    append("Connection: close\r\n");
+  } else if (request.version == 10) {
+    append("Connection: keep-alive\r\n");
+  }
+  append("\r\n");
+}
+
+void PerResponseFields::append(std::string_view s) {
+  std::copy(s.begin(), s.end(), text_.data() + size_);
+  size_ += s.size();
+}
+
+bool hit_sent(ClientConnection& client, const std::tuple<error_code, std::size_t>& result) {
+  const auto& [ec, n] = result;
+  client.bytes_out += n;
+  if (ec) client.keep_alive = false;
+  return !ec;
+}
+
+std::string_view HitPlan::head(const StoredObject& object, const HitRequest& request) const {
+  if (!built_head.empty()) return built_head;
+  std::string_view head = object.head;
+  head.remove_suffix(trailing_field_bytes(head, request.hidden_field));
+  return head;
+}
+
+HitPlan plan_hit(const HitRequest& request, const StoredObject& object, std::uint64_t body_size) {
+  HitPlan plan;
   const std::string_view method = request.head_method ? "HEAD" : "GET";
-  const std::string_view no_body;
   if (request.has_conditionals &&
       evaluate_conditional(method, *request.request, parse_stored_head(object.head).fields,
                            request.now) == ConditionalOutcome::send_not_modified) {
     StoredHead stored = parse_stored_head(object.head);
     if (!request.hidden_field.empty()) remove_field(stored.fields, request.hidden_field);
-    const std::string head = build_head("HTTP/1.1 304 Not Modified", not_modified_fields(stored.fields));
-    const bool ok = sent(client, co_await write_response(client, request, head, extra, no_body));
-    co_return ok ? 304U : 0U;
+    plan.status = 304;
+    plan.built_head = build_head("HTTP/1.1 304 Not Modified", not_modified_fields(stored.fields));
+    return plan;
   }
   if (request.has_range && !request.head_method) {
     StoredHead stored = parse_stored_head(object.head);
     if (!request.hidden_field.empty()) remove_field(stored.fields, request.hidden_field);
     const RangeDecision range =
-        decide_range(method, *request.request, stored.fields, body.size(), request.now);
+        decide_range(method, *request.request, stored.fields, body_size, request.now);
     if (range.outcome == RangeOutcome::partial) {
       const std::uint64_t length = range.range.last - range.range.first + 1;
       replace_field(stored.fields, "Content-Length", std::to_string(length));
       replace_field(stored.fields, "Content-Range", range.content_range);
-      const std::string head = build_head("HTTP/1.1 206 Partial Content", stored.fields);
-      const std::string_view slice = std::string_view(body).substr(range.range.first, length);
-      const bool ok = sent(client, co_await write_response(client, request, head, extra, slice));
-      co_return ok ? 206U : 0U;
+      plan.status = 206;
+      plan.built_head = build_head("HTTP/1.1 206 Partial Content", stored.fields);
+      plan.first = range.range.first;
+      plan.length = length;
+      return plan;
     }
     if (range.outcome == RangeOutcome::not_satisfiable) {
       replace_field(stored.fields, "Content-Length", "0");
       replace_field(stored.fields, "Content-Range", range.content_range);
-      const std::string head = build_head("HTTP/1.1 416 Range Not Satisfiable", stored.fields);
-      const bool ok = sent(client, co_await write_response(client, request, head, extra, no_body));
-      co_return ok ? 416U : 0U;
+      plan.status = 416;
+      plan.built_head = build_head("HTTP/1.1 416 Range Not Satisfiable", stored.fields);
+      return plan;
     }
   }
-  const std::string_view payload = request.head_method ? no_body : std::string_view(body);
-  std::string_view head = object.head;
-  head.remove_suffix(trailing_field_bytes(head, request.hidden_field));
-  const bool ok = sent(client, co_await write_response(client, request, head, extra, payload));
-  co_return ok ? static_cast<unsigned>(head_status(object.head)) : 0U;
+  plan.status = static_cast<unsigned>(head_status(object.head));
+  plan.length = request.head_method ? 0 : body_size;
+  return plan;
+}
+
+awaitable<unsigned> write_hit(ClientConnection& client, const HitRequest& request,
+                              const StoredObject& object, const std::string& body,
+                              std::chrono::seconds age, std::string_view x_cache) {
+  const PerResponseFields fields(request, client, age, x_cache);
+  const HitPlan plan = plan_hit(request, object, body.size());
+  const std::string_view payload = std::string_view(body).substr(
+      static_cast<std::size_t>(plan.first), static_cast<std::size_t>(plan.length));
+  const bool ok = hit_sent(
+      client,
+      co_await write_response(client, request, plan.head(object, request), fields.view(), payload));
+  co_return ok ? plan.status : 0U;
 }
 
 }  // namespace sumcache::daemon

@@ -4,9 +4,12 @@
 // body. Client conditionals become 304 and a single Range a 206 (or 416), as
 // RFC 9111 §4.3.2 and RFC 9110 §14 describe.
 
+#include <array>
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <tuple>
 
 #include "daemon/cache/cached_meta.h"
 #include "daemon/exchange/client_connection.h"
@@ -26,6 +29,34 @@ struct HitRequest {
   // line: move_field_last); "" sends the stored head whole.
   std::string_view hidden_field{};
 };
+
+// What a hit sends: its status, its head, and which body bytes.
+struct HitPlan {
+  unsigned status = 200;
+  std::string built_head;  // 304, 206 and 416 build their head; "": the stored one
+  std::uint64_t first = 0;
+  std::uint64_t length = 0;  // body bytes from `first`; 0 for HEAD, 304 and 416
+  std::string_view head(const StoredObject& object, const HitRequest& request) const;
+};
+HitPlan plan_hit(const HitRequest& request, const StoredObject& object, std::uint64_t body_size);
+
+// Age, X-Cache and Connection: the fields that differ per response, built
+// on the stack (every hit sends them).
+class PerResponseFields {
+ public:
+  PerResponseFields(const HitRequest& request, const ClientConnection& client,
+                    std::chrono::seconds age, std::string_view x_cache);
+  std::string_view view() const { return {text_.data(), size_}; }
+
+ private:
+  static constexpr std::size_t kMaxXCache = 32;  // the longest X-Cache value is far shorter
+  void append(std::string_view s);
+  std::array<char, 128> text_;
+  std::size_t size_ = 0;
+};
+
+// Counts the bytes written; a failed write ends the connection. True: written.
+bool hit_sent(ClientConnection& client, const std::tuple<error_code, std::size_t>& result);
 
 // Returns the status sent (200, 206, 304 or 416) or 0 when the write failed.
 awaitable<unsigned> write_hit(ClientConnection& client, const HitRequest& request,

@@ -70,6 +70,7 @@ awaitable<RelayEnd> relay_body(Stream& up, ClientConnection& client, UpstreamRes
   msg.body().data = nullptr;
   msg.body().more = !parser.is_done();
   capture_piece(capture, nullptr, 0, parser.is_done());
+  if (capture.stream && parser.is_done()) co_await capture.stream({}, true);
   client.stream.expires_after(limits.upstream_io_timeout_ms);
   auto [hec, hn] = co_await http::async_write_header(client.stream, sr, use_nothrow);
   if (hec) co_return RelayEnd{hec};
@@ -87,6 +88,10 @@ awaitable<RelayEnd> relay_body(Stream& up, ClientConnection& client, UpstreamRes
       std::tie(read_ec, got) =
           co_await read_available(up, upstream, chunk, limits.upstream_io_timeout_ms);
       capture_piece(capture, chunk.data(), got, parser.is_done());
+      if (capture.stream && (got > 0 || parser.is_done()) &&
+          !co_await capture.stream({chunk.data(), got}, parser.is_done())) {
+        capture.stream = nullptr;
+      }
     }
     msg.body().data = got > 0 ? chunk.data() : nullptr;
     msg.body().size = got;

@@ -18,6 +18,10 @@ struct BodyCapture {
   // Called with the complete copy after the last byte came from upstream and
   // before it goes to the client, so that a client's next request finds it.
   std::function<void(std::string&)> on_complete;
+  // Instead of the copy: each piece as it came from upstream, awaited before
+  // it goes to the client (`done`: the body is complete). False stops the
+  // stream, not the relay. For bodies too large to copy (a disk-only fill).
+  std::function<awaitable<bool>(std::string_view piece, bool done)> stream;
 };
 
 // Prepares upstream's head for the client: hop-by-hop removed, Via appended,

@@ -9,6 +9,7 @@
 #include <deque>
 #include <functional>
 #include <mutex>
+#include <string>
 #include <thread>
 
 #include "daemon/store/stored_object.h"
@@ -21,12 +22,15 @@ struct DiskJob {
     write,         // write `object` (with its body) to its path
     rewrite_head,  // give the file at the path the head and meta of `object`
     remove,        // unlink the file at the path
+    place,         // rename the finished fill at `temp_path` over the path
   };
   Kind kind = Kind::write;
   filters::Hash128 key_hash;
   std::uint64_t variant_hash = 0;
   std::uint32_t version = 0;  // the entry's version when queued
   ObjectPtr object;
+  std::string temp_path;         // place: the fill's file
+  std::uint64_t file_bytes = 0;  // place: its size
 };
 
 class DiskWriter {

@@ -34,6 +34,7 @@ struct IndexEntry {
   std::array<EntryRef, 2> next{kNoEntry, kNoEntry};
   std::array<bool, 2> linked{false, false};  // changed only by IndexShard::link/unlink
   bool write_pending = false;                // a write of `object` is queued
+  bool filling = false;  // the queued write places a fill: the file at the path is another's
   bool in(Tier tier) const { return linked[static_cast<int>(tier)]; }
 };
 

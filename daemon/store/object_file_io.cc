@@ -270,6 +270,64 @@ Result<std::uint64_t> rewrite_object_header(const std::string& path,
   return out.written();
 }
 
+StreamedObjectFile::StreamedObjectFile(std::string temp_path, UniqueFd fd)
+    : temp_(std::move(temp_path)), fd_(std::move(fd)), sum_(std::make_unique<ChecksumStream>()) {}
+
+StreamedObjectFile::StreamedObjectFile(StreamedObjectFile&& other) noexcept
+    : temp_(std::move(other.temp_)),
+      fd_(std::move(other.fd_)),
+      sum_(std::move(other.sum_)),
+      written_(other.written_),
+      kept_(std::exchange(other.kept_, true)) {}
+
+StreamedObjectFile::~StreamedObjectFile() {
+  if (!kept_) ::unlink(temp_.c_str());
+}
+
+Result<StreamedObjectFile> StreamedObjectFile::create(std::string temp_path,
+                                                      const std::string& final_path,
+                                                      std::span<const std::uint8_t> header) {
+  const int flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC;
+  UniqueFd fd(::open(temp_path.c_str(), flags, 0644));
+  if (fd.get() < 0 && errno == ENOENT) {
+    if (auto ec = ensure_parent_dirs(final_path)) return ec;
+    fd = UniqueFd(::open(temp_path.c_str(), flags, 0644));
+  }
+  if (fd.get() < 0) return last_error();
+  StreamedObjectFile file(std::move(temp_path), std::move(fd));
+  if (auto ec = write_all(file.fd_.get(), header.data(), header.size())) return ec;
+  file.sum_->update(header);
+  file.written_ = header.size();
+  return file;
+}
+
+std::error_code StreamedObjectFile::append(std::string_view bytes) {
+  if (auto ec = write_all(fd_.get(), bytes.data(), bytes.size())) return ec;
+  sum_->update(bytes);
+  written_ += bytes.size();
+  return {};
+}
+
+Result<std::uint64_t> StreamedObjectFile::finish(bool fsync) {
+  std::vector<std::uint8_t> trailer;
+  filters::put_le(trailer, sum_->digest());
+  if (auto ec = write_all(fd_.get(), trailer.data(), trailer.size())) return ec;
+  written_ += trailer.size();
+  if (fsync) {
+    if (::fsync(fd_.get()) != 0) return last_error();
+  } else {
+    start_writeback(fd_.get());
+  }
+  if (::close(fd_.release()) != 0) return last_error();
+  return written_;
+}
+
+std::error_code place_file(const std::string& temp_path, const std::string& path, bool fsync) {
+  if (auto ec = ensure_parent_dirs(path)) return ec;
+  if (::rename(temp_path.c_str(), path.c_str()) != 0) return last_error();
+  return fsync ? sync_parent_dir(path) : std::error_code{};
+}
+
 std::error_code remove_file(const std::string& path) {
   // ENOTDIR: a path through a non-directory cannot hold the file either.
   if (::unlink(path.c_str()) == 0 || errno == ENOENT || errno == ENOTDIR) return {};

@@ -12,6 +12,7 @@
 #include <system_error>
 #include <vector>
 
+#include "daemon/store/checksum_stream.h"
 #include "daemon/store/object_file.h"
 #include "filters/hashing.h"
 #include "filters/result.h"
@@ -66,6 +67,41 @@ Result<std::uint64_t> write_object_file(const std::string& path,
 Result<std::uint64_t> rewrite_object_header(const std::string& path,
                                             std::span<const std::uint8_t> header,
                                             const FileLimits& limits, bool fsync);
+// An object file written in pieces while its body arrives (a fill larger than
+// the memory tier): the header at create, the body by append, the checksum at
+// finish, all under `temp_path`. The file is removed on destruction unless
+// keep() was called: then whoever renames it into place owns it.
+class StreamedObjectFile {
+ public:
+  // Makes the object's directories as needed (they are `final_path`'s).
+  static Result<StreamedObjectFile> create(std::string temp_path, const std::string& final_path,
+                                           std::span<const std::uint8_t> header);
+  StreamedObjectFile(StreamedObjectFile&&) noexcept;
+  StreamedObjectFile& operator=(StreamedObjectFile&&) = delete;
+  StreamedObjectFile(const StreamedObjectFile&) = delete;
+  ~StreamedObjectFile();
+
+  std::error_code append(std::string_view bytes);
+  // Appends the checksum, syncs (or starts the writeback), closes; returns
+  // the file's size.
+  Result<std::uint64_t> finish(bool fsync);
+  void keep() { kept_ = true; }
+  const std::string& temp_path() const { return temp_; }
+
+ private:
+  StreamedObjectFile(std::string temp_path, UniqueFd fd);
+
+  std::string temp_;
+  UniqueFd fd_;
+  std::unique_ptr<ChecksumStream> sum_;
+  std::uint64_t written_ = 0;
+  bool kept_ = false;
+};
+
+// Renames a finished StreamedObjectFile over `path` (replacing what is
+// there), durably with fsync.
+std::error_code place_file(const std::string& temp_path, const std::string& path, bool fsync);
+
 // A missing file counts as removed.
 std::error_code remove_file(const std::string& path);
 // Renames from to to, making to's two directory levels first; never replaces

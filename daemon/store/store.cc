@@ -1,5 +1,6 @@
 #include "daemon/store/store.h"
 
+#include <algorithm>
 #include <cassert>
 
 #include "daemon/store/object_file.h"
@@ -14,7 +15,10 @@ std::error_code validate(const StoreOptions& o) {
   if (o.max_object_bytes == 0 || o.max_object_bytes > kMaxObjectBytesCap) {
     return StoreErrc::invalid_options;
   }
-  if (o.disk_enabled && (o.disk_path.empty() || o.write_queue_max_bytes < o.max_object_bytes)) {
+  // The write queue must take the largest object held whole; larger ones
+  // come through begin_disk_fill, never the queue.
+  const std::uint64_t largest_queued = std::min(o.max_object_bytes, o.memory_max_bytes);
+  if (o.disk_enabled && (o.disk_path.empty() || o.write_queue_max_bytes < largest_queued)) {
     return StoreErrc::invalid_options;
   }
   return filters::validate(o.filter_params);
@@ -28,8 +32,12 @@ Store::Store(StoreOptions options, filters::CountingBloomFilter filter)
       shards_(std::make_unique<Shard[]>(options_.shards)),
       filter_(std::move(filter), options_.log) {}
 
-// The writer goes first: its last jobs still settle into the index.
-Store::~Store() { writer_.reset(); }
+// The I/O pool first (a fill's commit queues a job for the writer), then the
+// writer: its last jobs still settle into the index.
+Store::~Store() {
+  io_.stop();
+  writer_.reset();
+}
 
 Result<std::unique_ptr<Store>> Store::open(StoreOptions options) {
   if (auto ec = validate(options)) return ec;
@@ -68,13 +76,13 @@ bool Store::holds(std::string_view key, const filters::Hash128& hash) const {
   return false;
 }
 
-void Store::find(std::string_view key, const filters::Hash128& hash, std::vector<ObjectPtr>& out) {
+void Store::find(std::string_view key, const filters::Hash128& hash, std::vector<ObjectPtr>& out,
+                 std::vector<DiskCandidate>* on_disk) {
   out.clear();
-  struct Candidate {
-    std::uint64_t variant_hash;
-    std::uint32_t version;
-  };
-  std::vector<Candidate> on_disk;  // allocates only when a disk-only variant turns up
+  if (on_disk != nullptr) on_disk->clear();
+  thread_local std::vector<DiskCandidate> opened_here;
+  std::vector<DiskCandidate>& candidates = on_disk != nullptr ? *on_disk : opened_here;
+  candidates.clear();
   Shard& s = shard_of(hash);
   {
     std::lock_guard lock(s.mutex);
@@ -83,7 +91,7 @@ void Store::find(std::string_view key, const filters::Hash128& hash, std::vector
       const IndexEntry& e = s.index.at(ref);
       if (!e.object) {
         s.index.touch(Tier::disk, ref);
-        on_disk.push_back({e.variant_hash, e.version});
+        candidates.push_back({e.variant_hash, e.version});
         continue;
       }
       if (e.object->key != key) continue;  // another key with the same 128-bit hash
@@ -96,9 +104,18 @@ void Store::find(std::string_view key, const filters::Hash128& hash, std::vector
       }
       out.push_back(e.object);
     }
-    if (out.empty() && on_disk.empty()) ++s.misses;
+    if (out.empty() && candidates.empty()) ++s.misses;
   }
-  for (const Candidate& c : on_disk) {
+  if (on_disk != nullptr || candidates.empty()) return;
+  std::vector<ObjectPtr> found = find_on_disk(key, hash, candidates);
+  candidates.clear();
+  for (auto& o : found) out.push_back(std::move(o));
+}
+
+std::vector<ObjectPtr> Store::find_on_disk(std::string_view key, const filters::Hash128& hash,
+                                           const std::vector<DiskCandidate>& on_disk) {
+  std::vector<ObjectPtr> out;
+  for (const DiskCandidate& c : on_disk) {
     auto file = open_object_file(path_of(hash, c.variant_hash), limits_);
     if (!file) {
       report_read_error(hash, c.variant_hash, c.version, file.error());
@@ -112,6 +129,7 @@ void Store::find(std::string_view key, const filters::Hash128& hash, std::vector
     bump(counters_.disk_hits);
   }
   if (out.empty() && !on_disk.empty()) bump(counters_.disk_misses);
+  return out;
 }
 
 std::error_code Store::insert(StoredObject object) {
@@ -341,6 +359,9 @@ StoreStats Store::stats() const {
   st.disk_writes_skipped = read(c.disk_writes_skipped);
   st.disk_read_errors = read(c.disk_read_errors);
   st.damaged_files_removed = read(c.damaged_files_removed);
+  st.disk_fills = read(c.disk_fills);
+  st.disk_fill_errors = read(c.disk_fill_errors);
+  st.disk_stream_errors = read(c.disk_stream_errors);
   st.tag_pairs = read(c.tag_pairs);
   st.tags_too_long = read(c.tags_too_long);
   st.objects_refused_tags = read(c.objects_refused_tags);
@@ -353,8 +374,6 @@ StoreStats Store::stats() const {
 
 FilterStats Store::filter_stats() const { return filter_.stats(); }
 filters::BloomFilter Store::filter_snapshot() const { return filter_.snapshot(); }
-Result<std::vector<std::uint64_t>> Store::take_filter_changes() { return filter_.take_changes(); }
-filters::BloomFilter Store::filter_snapshot_and_mark() { return filter_.snapshot_and_mark(); }
 
 IndexSnapshot Store::index_snapshot() const {
   // Shard locks in index order, then the filter's: the order every path takes.

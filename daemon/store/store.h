@@ -4,6 +4,7 @@
 // this node's summary. Thread-safe. Design, file format and invariants:
 // docs/store.md.
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -14,11 +15,13 @@
 
 #include "daemon/log/log_limiter.h"
 #include "daemon/store/body_reader.h"
+#include "daemon/store/disk_fill.h"
 #include "daemon/store/disk_writer.h"
 #include "daemon/store/index_shard.h"
 #include "daemon/store/key_filter.h"
 #include "daemon/store/object_file_io.h"
 #include "daemon/store/store_counters.h"
+#include "daemon/store/store_io.h"
 #include "daemon/store/store_options.h"
 #include "daemon/store/stored_object.h"
 #include "filters/result.h"
@@ -27,6 +30,12 @@ namespace sumcache::daemon {
 
 // Every primary key hash in the index and a copy of the counting filter,
 // taken under all locks at once. O(objects): for audits, not the hot path.
+// A disk-only variant that find() left for find_on_disk(): its file not yet opened.
+struct DiskCandidate {
+  std::uint64_t variant_hash = 0;
+  std::uint32_t version = 0;
+};
+
 struct IndexSnapshot {
   std::vector<filters::Hash128> keys;
   filters::CountingBloomFilter filter;
@@ -37,7 +46,7 @@ class Store {
   // Scans the disk tier when enabled: valid files join the index and the
   // filter; damaged, partial and temp files are removed and logged.
   static Result<std::unique_ptr<Store>> open(StoreOptions options);
-  ~Store();  // finishes the queued disk writes first
+  ~Store();  // runs the queued I/O jobs, then finishes the queued disk writes
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
 
@@ -50,8 +59,15 @@ class Store {
   // verified header): get the body with load_body() or open_body().
   std::vector<ObjectPtr> find(std::string_view key);
   // The same into a caller's vector (cleared first), hash already computed:
-  // a memory hit then allocates nothing once `out` has capacity.
-  void find(std::string_view key, const filters::Hash128& hash, std::vector<ObjectPtr>& out);
+  // a memory hit then allocates nothing once `out` has capacity. With
+  // `on_disk`, the disk-only variants are not opened but listed there (for
+  // find_on_disk() on the I/O pool): this call then does no file I/O.
+  void find(std::string_view key, const filters::Hash128& hash, std::vector<ObjectPtr>& out,
+            std::vector<DiskCandidate>* on_disk = nullptr);
+  // The disk-only variants find() listed, from their files' verified headers
+  // (body null). Opens files: call it on the I/O pool.
+  std::vector<ObjectPtr> find_on_disk(std::string_view key, const filters::Hash128& hash,
+                                      const std::vector<DiskCandidate>& on_disk);
   // Whether any variant of key is stored, without counting a hit or moving it
   // in the eviction order: for answering a peer's ICP query (a question, not a use).
   bool holds(std::string_view key, const filters::Hash128& hash) const;
@@ -62,9 +78,36 @@ class Store {
   Result<std::shared_ptr<const std::string>> load_body(const ObjectPtr& object);
   // A reader for bodies too large to read whole; it must not outlive the store.
   Result<BodyReader> open_body(const StoredObject& object);
-  // open_body() and one read(): fills `out` from `offset`; returns bytes read.
-  Result<std::size_t> read_body(const StoredObject& object, std::uint64_t offset,
-                                std::span<char> out);
+
+  // A body larger than the memory tier, written to the disk tier as it
+  // arrives (docs/store.md, "Disk-only fills"). `object` has no body and
+  // body_size is the declared length. Creates the temp file: call it on the
+  // I/O pool. disk_disabled without a disk tier; too_large past
+  // max_object_bytes or the disk budget.
+  Result<std::unique_ptr<DiskFill>> begin_disk_fill(StoredObject object);
+
+  // Runs `job` on one of the store's I/O threads (after stop_io(): on the
+  // caller's). File opens, body reads and fill writes go there so that no
+  // proxy worker waits on the disk.
+  void post_io(std::function<void()> job) { io_.post(std::move(job)); }
+  // Runs the queued I/O jobs and stops the pool: call it once the workers
+  // that post completions are stopped, before their executors go away.
+  void stop_io() { io_.stop(); }
+  // With a disk tier: the largest body a fill keeps in memory; a larger one is
+  // written to disk as it streams (begin_disk_fill), or not stored without
+  // a declared length. Without one: max_object_bytes (the config requires the
+  // memory tier to hold it).
+  std::uint64_t memory_room() const {
+    return std::min(options_.memory_max_bytes, options_.max_object_bytes);
+  }
+  bool has_disk_tier() const { return writer_ != nullptr; }
+  // A fill that failed on the disk (or timed out waiting for it): counted
+  // (disk_fill_errors) and logged once per interval.
+  void note_fill_error(std::string_view path, std::error_code ec);
+  // A streamed disk hit cut short after its head was sent (a read error, a
+  // damaged file found at the end, a read that timed out): counted
+  // (disk_stream_errors) and logged once per interval.
+  void note_stream_error(std::string_view key, std::error_code ec);
 
   // Replaces any object with the same key and variant. object.hash must be
   // hash_key(object.key).
@@ -77,6 +120,9 @@ class Store {
   std::size_t remove_tag(std::string_view tag);
   std::size_t remove_prefix(std::string_view prefix);
   static constexpr std::size_t kPurgeChunk = 256;
+  // Page-cache reads and writes take microseconds; two threads keep one
+  // slow device read from holding up every other hit.
+  static constexpr std::size_t kIoThreads = 2;
   bool remove_variant(std::string_view key, std::string_view variant);
   // A 304 refresh (RFC 9111 §4.3.4): new meta and head, same body, also on disk.
   std::error_code update_meta(std::string_view key, std::string_view variant, std::string meta,
@@ -87,19 +133,17 @@ class Store {
   StoreStats stats() const;
   FilterStats filter_stats() const;
   filters::BloomFilter filter_snapshot() const;
-  // Bit positions flipped since the last mark (CountingBloomFilter::take_changes);
-  // change_log_overflow means: publish filter_snapshot_and_mark() in full.
-  Result<std::vector<std::uint64_t>> take_filter_changes();
-  // The snapshot and the mark at one moment: a publisher that sends this full
-  // summary sends the next delta from exactly here.
-  filters::BloomFilter filter_snapshot_and_mark();
-  // take_filter_changes() with each bit's value now: a summary delta.
+  // The bits changed since the last call (or the store's open), each with its
+  // value now: a summary delta (docs/peers.md). Deltas state values, not
+  // flips, so one that overlaps a full snapshot sent meanwhile is harmless.
+  // change_log_overflow means: publish filter_snapshot() in full.
   Result<std::vector<filters::BitChange>> take_filter_delta() { return filter_.take_delta(); }
   std::uint64_t filter_keys_added() const { return filter_.keys_added_since_mark(); }
   IndexSnapshot index_snapshot() const;
 
  private:
   friend class BodyReader;
+  friend class DiskFill;
   struct Shard;
   struct FileRead;
 
@@ -132,6 +176,10 @@ class Store {
   void run_disk_job(const DiskJob& job);
   void settle_write(const DiskJob& job, const Result<std::uint64_t>& written);
   Result<FileRead> open_for_read(const StoredObject& object);
+  // A finished fill's file joins the index and the filter; the writer thread
+  // renames it into place (DiskJob::Kind::place).
+  std::error_code adopt_fill(const ObjectPtr& object, StreamedObjectFile& file,
+                             std::uint64_t file_bytes);
   void report_read_error(const filters::Hash128& hash, std::uint64_t variant_hash,
                          std::uint32_t version, std::error_code ec);
   void promote(const StoredObject& object, std::shared_ptr<const std::string> body,
@@ -147,7 +195,11 @@ class Store {
   UniqueFd disk_lock_;                  // flock()ed while the store is open
   LogLimiter write_error_log_;          // the writer thread's
   LogLimiter tag_log_;
-  std::uint64_t next_sequence_ = 1;     // the writer thread's alone once open
+  LogLimiter fill_error_log_;
+  LogLimiter stream_error_log_;
+  std::atomic<std::uint64_t> next_sequence_{1};  // the writer's and the fills'
+  std::atomic<std::uint64_t> next_fill_id_{1};   // names each fill's temp file
+  StoreIo io_{kIoThreads};
   std::unique_ptr<DiskWriter> writer_;  // last: its thread uses everything above
 };
 

@@ -28,6 +28,9 @@ struct StoreCounters {
   Counter disk_writes_skipped{0};
   Counter disk_read_errors{0};
   Counter damaged_files_removed{0};
+  Counter disk_fills{0};
+  Counter disk_fill_errors{0};
+  Counter disk_stream_errors{0};
   Counter tag_pairs{0};  // reserved before a shard's TagIndex takes them: the bound's figure
   Counter tags_too_long{0};
   Counter objects_refused_tags{0};

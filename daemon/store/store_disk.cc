@@ -6,6 +6,7 @@
 #include <sys/file.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cerrno>
 #include <filesystem>
 
@@ -48,7 +49,7 @@ std::error_code Store::open_disk_tier() {
   std::sort(scan->records.begin(), scan->records.end(),
             [](const DiskRecord& a, const DiskRecord& b) { return a.sequence < b.sequence; });
   for (DiskRecord& r : scan->records) {
-    next_sequence_ = std::max(next_sequence_, r.sequence + 1);
+    next_sequence_.store(std::max(next_sequence_.load(), r.sequence + 1));
     // The tags come from the stored head, under the bounds of this run: an
     // object they no longer admit goes, or a tag purge would miss it.
     bump(counters_.tags_too_long, r.tags.too_long);
@@ -91,12 +92,27 @@ void Store::run_disk_job(const DiskJob& job) {
     }
     return;
   }
+  bool current = false;
   {
     Shard& s = shard_of(job.key_hash);
     std::lock_guard lock(s.mutex);
     const EntryRef ref = s.index.find(job.key_hash, job.variant_hash);
-    if (ref == kNoEntry || s.index.at(ref).version != job.version) return;
+    current = ref != kNoEntry && s.index.at(ref).version == job.version;
   }
+  if (job.kind == DiskJob::Kind::place) {
+    std::error_code ec =
+        current ? place_file(job.temp_path, path, options_.fsync) : std::error_code{};
+    if (!current || ec) static_cast<void>(remove_file(job.temp_path));
+    if (!current) return;
+    if (ec) {
+      settle_write(job, ec);
+    } else {
+      bump(counters_.disk_fills);
+      settle_write(job, job.file_bytes);
+    }
+    return;
+  }
+  if (!current) return;
   const std::vector<std::uint8_t> header =
       encode_header(*job.object, options_.hasher, next_sequence_++);
   if (job.kind == DiskJob::Kind::write) {
@@ -124,6 +140,7 @@ void Store::settle_write(const DiskJob& job, const Result<std::uint64_t>& writte
     if (ref == kNoEntry || s.index.at(ref).version != job.version) return;
     IndexEntry& e = s.index.at(ref);
     e.write_pending = false;
+    e.filling = false;
     if (!written) {
       queue_job(DiskJob::Kind::remove, e, 0);  // whatever older file is at the path
       if (!e.in(Tier::memory)) erase_entry(s, ref);
@@ -160,7 +177,7 @@ Result<Store::FileRead> Store::open_for_read(const StoredObject& object) {
     const IndexEntry& e = s.index.at(ref);
     version = e.version;
     settled = e.in(Tier::disk) && !e.write_pending;
-    trusted = e.object.get() == &object;
+    trusted = e.object.get() == &object && !e.filling;
   }
   auto file = open_object_file(path_of(object.hash, vh), limits_);
   if (!file) {
@@ -198,11 +215,94 @@ Result<BodyReader> Store::open_body(const StoredObject& object) {
   return BodyReader(*this, std::move(read->file), read->variant_hash, read->version, read->settled);
 }
 
-Result<std::size_t> Store::read_body(const StoredObject& object, std::uint64_t offset,
-                                     std::span<char> out) {
-  auto reader = open_body(object);
-  if (!reader) return reader.error();
-  return reader->read(offset, out);
+Result<std::unique_ptr<DiskFill>> Store::begin_disk_fill(StoredObject object) {
+  if (!writer_) return make_error_code(StoreErrc::disk_disabled);
+  if (object.key.empty() || object.body) return make_error_code(StoreErrc::invalid_object);
+  if (auto ec = check_field_caps(object)) return ec;
+  if (object_bytes(object) > options_.max_object_bytes ||
+      file_bytes_for(object) > options_.disk_max_bytes) {
+    return make_error_code(StoreErrc::too_large);
+  }
+  assert(object.hash == hash_key(object.key) && "StoredObject::hash must be hash_key(key)");
+  const std::vector<std::uint8_t> header =
+      encode_header(object, options_.hasher, next_sequence_.fetch_add(1));
+  const std::string path = path_of(object.hash, variant_hash(options_.hasher, object.variant));
+  // Its own name: two fills of one object, or a fill beside a queued write,
+  // never share a temp file. The scan removes it after a crash (kTempSuffix).
+  std::string temp =
+      path + ".fill" + std::to_string(next_fill_id_.fetch_add(1)) + std::string(kTempSuffix);
+  auto file = StreamedObjectFile::create(std::move(temp), path, header);
+  if (!file) {
+    note_fill_error(path, file.error());
+    return file.error();
+  }
+  return std::unique_ptr<DiskFill>(new DiskFill(
+      *this, std::make_shared<const StoredObject>(std::move(object)), std::move(file).value()));
+}
+
+// As insert(), for an object whose body is only in `file`: the entry gets a
+// new version and the head-only object, and a place job that the writer runs
+// after every job queued before it for the path.
+std::error_code Store::adopt_fill(const ObjectPtr& object, StreamedObjectFile& file,
+                                  std::uint64_t file_bytes) {
+  auto tags = tags_to_index(*object);
+  if (!tags) return tags.error();
+  const std::uint64_t vh = variant_hash(options_.hasher, object->variant);
+  Shard& s = shard_of(object->hash);
+  std::error_code ec;
+  {
+    std::lock_guard lock(s.mutex);
+    EntryRef ref = s.index.find(object->hash, vh);
+    if (ref == kNoEntry) {
+      const IndexShard::Added added = s.index.add(object->hash, vh);
+      if (added.new_key) {
+        filter_.add(object->hash);
+        s.names.add(object->hash, object->key);
+      }
+      ref = added.ref;
+    }
+    if (!set_tags(s, ref, std::move(tags).value())) {
+      erase_entry(s, ref);
+      ec = StoreErrc::tag_index_full;
+    } else {
+      release_tiers(s, ref);  // the place job replaces whatever file is at the path
+      IndexEntry& e = s.index.at(ref);
+      e.version = ++s.versions;
+      e.object = object;
+      e.filling = true;
+      e.write_pending = true;
+      // bytes 0: a place job holds no body, and is always taken.
+      writer_->push({DiskJob::Kind::place, e.key_hash, e.variant_hash, e.version, object,
+                     file.temp_path(), file_bytes},
+                    0);
+      file.keep();
+    }
+  }
+  if (ec == StoreErrc::tag_index_full) log_tag_problem(object->key, "tag index full");
+  return ec;
+}
+
+void Store::note_fill_error(std::string_view path, std::error_code ec) {
+  bump(counters_.disk_fill_errors);
+  const auto held = fill_error_log_.admit(LogLimiter::Clock::now());
+  if (!held) return;
+  std::string line = "store: writing a fill to " + std::string(path) + ": " + ec.message() +
+                     "; not stored (" + std::to_string(read(counters_.disk_fill_errors)) +
+                     " disk fill errors so far";
+  if (*held > 0) line += ", " + std::to_string(*held) + " not logged since the last line";
+  log(line + ")");
+}
+
+void Store::note_stream_error(std::string_view key, std::error_code ec) {
+  bump(counters_.disk_stream_errors);
+  const auto held = stream_error_log_.admit(LogLimiter::Clock::now());
+  if (!held) return;
+  std::string line = "store: disk hit of " + std::string(key.substr(0, 256)) +
+                     " cut short: " + ec.message() + "; the client's connection was closed (" +
+                     std::to_string(read(counters_.disk_stream_errors)) +
+                     " disk hits cut short so far";
+  if (*held > 0) line += ", " + std::to_string(*held) + " not logged since the last line";
+  log(line + ")");
 }
 
 // Into the memory tier, if the entry is still the disk-only version read.

@@ -49,6 +49,8 @@ class StoreCategory final : public std::error_category {
         return "more tags than cache.max_tags_per_object";
       case StoreErrc::tag_index_full:
         return "the tag index is full (cache.tag_index_max_entries)";
+      case StoreErrc::fill_incomplete:
+        return "the body written to disk is not the declared length";
     }
     return "unknown store error";
   }

@@ -26,6 +26,7 @@ enum class StoreErrc {
   hasher_mismatch,      // the file was written with another hash function or seed
   too_many_tags,        // more tags than StoreOptions::tags.max_tags
   tag_index_full,       // the tag index holds max_tag_pairs pairs
+  fill_incomplete,      // a disk fill committed with fewer or more body bytes than declared
 };
 
 const std::error_category& store_category() noexcept;

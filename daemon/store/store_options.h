@@ -22,7 +22,7 @@ struct StoreOptions {
   bool fsync = false;                               // fsync file and directory on every write
   std::uint64_t max_object_bytes = 64 * kMiB;       // larger objects are refused
   // Writes queued for the disk hold their objects; past this, new objects
-  // stay memory-only. At least max_object_bytes.
+  // stay memory-only. At least min(max_object_bytes, memory_max_bytes).
   std::uint64_t write_queue_max_bytes = 256 * kMiB;
   // Read every file whole at open to check its checksum; otherwise open checks
   // sizes and the header checksum, and a damaged body is found when read.
@@ -64,6 +64,9 @@ struct StoreStats {
   std::uint64_t disk_writes_skipped = 0;  // queue full: the object stayed memory-only
   std::uint64_t disk_read_errors = 0;     // I/O errors other than damage
   std::uint64_t damaged_files_removed = 0;
+  std::uint64_t disk_fills = 0;          // bodies larger than the memory tier written to disk
+  std::uint64_t disk_fill_errors = 0;    // such fills that failed on a disk error
+  std::uint64_t disk_stream_errors = 0;  // streamed disk hits cut short by the disk
   std::uint64_t queued_disk_jobs = 0;
   std::uint64_t queued_disk_bytes = 0;
   std::uint64_t index_bytes = 0;  // the index's own structures, objects excluded

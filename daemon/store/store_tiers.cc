@@ -28,6 +28,7 @@ bool Store::release_tiers(Shard& s, EntryRef ref) {
     e.disk_bytes = 0;
   }
   e.write_pending = false;
+  e.filling = false;
   e.object.reset();
   return file_may_exist;
 }
@@ -53,7 +54,8 @@ void Store::link_memory(Shard& s, EntryRef ref) {
 bool Store::queue_job(DiskJob::Kind kind, const IndexEntry& e, std::uint64_t bytes) {
   if (!writer_) return false;
   ObjectPtr object = kind == DiskJob::Kind::remove ? nullptr : e.object;
-  return writer_->push({kind, e.key_hash, e.variant_hash, e.version, std::move(object)}, bytes);
+  return writer_->push({kind, e.key_hash, e.variant_hash, e.version, std::move(object), {}, 0},
+                       bytes);
 }
 
 // Makes `object` the entry's content under a new version: into the memory

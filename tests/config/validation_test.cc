@@ -158,9 +158,11 @@ const BadConfig kBadConfigs[] = {
      "$.cluster.object_listen.port", "collides with $.cluster.peer_listen"},
     {"ObjectListenPortZero", R"({"cluster": {"object_listen": {"port": 0}}})",
      "$.cluster.object_listen.port", "peers connect to a fixed port"},
-    {"MemoryBelowMaxObject",
-     R"({"cache": {"memory": {"max_bytes": "32MiB"}, "max_object_bytes": "64MiB"}})",
-     "$.cache.memory.max_bytes", "must be at least max_object_bytes (67108864, got 33554432)"},
+    {"MemoryBelowMaxObjectWithoutDisk",
+     R"({"cache": {"memory": {"max_bytes": "32MiB"}, "max_object_bytes": "64MiB",
+                   "disk": {"enabled": false}}})",
+     "$.cache.memory.max_bytes",
+     "must be at least max_object_bytes (67108864, got 33554432) when the disk tier is disabled"},
     {"DiskBelowMaxObject",
      R"({"cache": {"disk": {"max_bytes": "1MiB"}, "max_object_bytes": "2MiB"}})",
      "$.cache.disk.max_bytes", "must be at least max_object_bytes"},
@@ -241,6 +243,9 @@ TEST(ConfigErrors, AcceptsWhatOnlyLooksLikeAConflict) {
           "cluster": {"sharing": "summary", "secret_file": "cluster.key"}})",
       // An empty token or secret is not given.
       R"({"admin": {"token": "", "token_file": "t"}})",
+      // With a disk tier, objects larger than the memory tier live on disk only.
+      R"({"cache": {"memory": {"max_bytes": "8MiB"}, "max_object_bytes": "1GiB",
+                    "disk": {"enabled": true, "max_bytes": "2GiB"}}})",
       // A disabled disk tier needs no budget for the largest object.
       R"({"cache": {"disk": {"enabled": false, "max_bytes": "1MiB"}}})",
       // Discovery with a hosts file, and with no static peers at all.

@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 
 #include <csignal>
+#include <filesystem>
 #include <string>
 #include <thread>
 
@@ -90,6 +91,41 @@ TEST(StoreDiskFull, FailedWritesAreLoggedOncePerIntervalWithTheCount) {
   store->flush();
   EXPECT_EQ(store->stats().disk_objects, 1U);
   EXPECT_EQ(store->stats().disk_write_errors, static_cast<std::uint64_t>(kObjects + 1));
+}
+
+// A fill larger than the memory tier that the disk refuses midway: counted,
+// logged once per interval, nothing stored, no temp file left.
+TEST(StoreDiskFull, AFailedDiskFillIsCountedLoggedAndLeavesNothing) {
+  TempDir dir;
+  LogLines log;
+  auto options = disk_options(dir.path(), 64 * 1024);
+  options.log = log.sink();
+  auto store = open_store(options);
+  ASSERT_NE(store, nullptr);
+  const std::string chunk(64 * 1024, 'f');
+  for (int i = 0; i < 3; ++i) {
+    StoredObject head = make_object(*store, "http://o/fill" + std::to_string(i), "");
+    head.body.reset();
+    head.body_size = 8 * chunk.size();
+    auto fill = store->begin_disk_fill(std::move(head));
+    ASSERT_TRUE(fill.ok()) << fill.error().message();
+    FileSizeLimit limit(100 * 1024);
+    ASSERT_TRUE(limit.ok());
+    std::error_code ec;
+    for (int c = 0; c < 8 && !ec; ++c) ec = (*fill)->append(chunk);
+    EXPECT_EQ(ec, std::errc::file_too_large);
+    EXPECT_TRUE((*fill)->commit());
+  }
+  store->flush();
+  const StoreStats st = store->stats();
+  EXPECT_EQ(st.disk_fill_errors, 3U);
+  EXPECT_EQ(st.objects, 0U);
+  EXPECT_EQ(st.disk_fills, 0U);
+  EXPECT_EQ(lines_with(log, "store: writing a fill to"), 1U);
+  EXPECT_EQ(lines_with(log, "(1 disk fill errors so far)"), 1U);
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir.path())) {
+    EXPECT_FALSE(entry.path().string().ends_with(".tmp")) << entry.path();
+  }
 }
 
 }  // namespace

@@ -24,28 +24,15 @@ namespace fs = std::filesystem;
 using testing::body_of;
 using testing::disk_options;
 using testing::expect_filter_matches_index;
+using testing::flip_byte;
 using testing::LogLines;
 using testing::make_object;
 using testing::open_store;
+using testing::path_for;
 using testing::TempDir;
 
 std::string key_of(int i) { return "http://disk.example/" + std::to_string(i); }
 std::string body_for(int i) { return std::string(100 + i * 37, static_cast<char>('a' + i % 26)); }
-
-std::string path_for(const Store& store, const std::string& dir, const std::string& key,
-                     std::string_view variant = {}) {
-  return object_file_path(dir, store.hash_key(key), variant_hash(filters::Hasher{}, variant));
-}
-
-void flip_byte(const std::string& path, std::uint64_t offset) {
-  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
-  f.seekg(static_cast<std::streamoff>(offset));
-  char c = 0;
-  f.read(&c, 1);
-  c = static_cast<char>(c ^ 0x40);
-  f.seekp(static_cast<std::streamoff>(offset));
-  f.write(&c, 1);
-}
 
 std::vector<std::uint8_t> counters_of(const Store& store) {
   const IndexSnapshot snapshot = store.index_snapshot();
@@ -391,11 +378,13 @@ TEST(StoreDisk, LargeBodiesStreamInChunksAndADamagedOneFailsAtItsEnd) {
   char three[3];
   const auto found = store->find(key_of(1));
   ASSERT_EQ(found.size(), 1U);
-  auto n = store->read_body(*found[0], 123'455, three);
+  auto reader = store->open_body(*found[0]);
+  ASSERT_TRUE(reader.ok());
+  auto n = reader->read(123'455, three);
   ASSERT_TRUE(n.ok());
   EXPECT_EQ(*n, 3U);
   EXPECT_EQ(std::string(three, 3), "zqz");
-  EXPECT_EQ(*store->read_body(*found[0], big.size() - 1, three), 1U);
+  EXPECT_EQ(*reader->read(big.size() - 1, three), 1U);
 }
 
 TEST(StoreDisk, RemoveAndReplaceLeaveExactlyTheCurrentFiles) {

@@ -181,19 +181,22 @@ TEST(Store, AnotherKeyWithTheSameHashIsAMiss) {
   EXPECT_TRUE(out.empty());
 }
 
-TEST(Store, FilterChangesSinceASnapshotTurnItIntoTheCurrentBitView) {
+TEST(Store, FilterDeltaSinceASnapshotTurnsItIntoTheCurrentBitView) {
   auto store = open_store(memory_options());
   ASSERT_FALSE(store->insert(make_object(*store, "http://a/", "x")));
-  filters::BloomFilter peer = store->filter_snapshot_and_mark();
+  // The mark, as a publisher's first round takes it: nothing was marked before
+  // it, so it reports that a full bit view must go out (and marks).
+  EXPECT_FALSE(store->take_filter_delta().ok());
+  filters::BloomFilter peer = store->filter_snapshot();
   EXPECT_TRUE(peer.contains("http://a/"));
   ASSERT_FALSE(store->insert(make_object(*store, "http://b/", "x")));
   ASSERT_EQ(store->remove("http://a/"), 1U);
-  const auto changes = store->take_filter_changes();
+  const auto changes = store->take_filter_delta();
   ASSERT_TRUE(changes.ok()) << changes.error().message();
   EXPECT_FALSE(changes->empty());
-  for (std::uint64_t bit : *changes) peer.set_bit(bit, !peer.test_bit(bit));
+  for (const auto& change : *changes) peer.set_bit(change.position, change.value);
   EXPECT_EQ(peer, store->filter_snapshot());
-  const auto none = store->take_filter_changes();  // marked again
+  const auto none = store->take_filter_delta();  // marked again
   ASSERT_TRUE(none.ok());
   EXPECT_TRUE(none->empty());
   const FilterStats fs = store->filter_stats();
@@ -219,7 +222,8 @@ TEST(Store, OpenRefusesInconsistentOptions) {
 
 TEST(Store, FilterDeltaStatesEachChangedBitsValueAndCountsNewKeys) {
   auto store = open_store(memory_options());
-  filters::BloomFilter peer = store->filter_snapshot_and_mark();
+  EXPECT_FALSE(store->take_filter_delta().ok());  // the first marks: send in full
+  filters::BloomFilter peer = store->filter_snapshot();
   EXPECT_EQ(store->filter_keys_added(), 0U);
   ASSERT_FALSE(store->insert(make_object(*store, "http://a/", "x")));
   ASSERT_FALSE(store->insert(make_object(*store, "http://b/", "y")));

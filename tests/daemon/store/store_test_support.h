@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -14,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "daemon/store/object_path.h"
 #include "daemon/store/store.h"
 #include "filters/bloom_filter.h"
 #include "filters/counting_bloom_filter.h"
@@ -90,6 +92,23 @@ inline StoredObject make_object(const Store& store, std::string key, std::string
   o.body_size = body.size();
   o.body = std::make_shared<const std::string>(std::move(body));
   return o;
+}
+
+// Where an object's file is, with the default hasher.
+inline std::string path_for(const Store& store, const std::string& dir, const std::string& key,
+                            std::string_view variant = {}) {
+  return object_file_path(dir, store.hash_key(key), variant_hash(filters::Hasher{}, variant));
+}
+
+// Damages a file: one bit of the byte at offset.
+inline void flip_byte(const std::string& path, std::uint64_t offset) {
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekg(static_cast<std::streamoff>(offset));
+  char c = 0;
+  f.read(&c, 1);
+  c = static_cast<char>(c ^ 0x40);
+  f.seekp(static_cast<std::streamoff>(offset));
+  f.write(&c, 1);
 }
 
 // The body of an object from find(), from memory or from disk.
