@@ -184,7 +184,7 @@ AdminResponse serve(AdminContext& context, AdminEndpoint endpoint, const Setting
 }  // namespace
 
 AdminResponse admin_error(unsigned status, std::string_view why) {
-  const auto reason = http::obsolete_reason(static_cast<http::status>(status));
+  const auto reason = beast::http::obsolete_reason(static_cast<beast::http::status>(status));
   return text_response(
       status, std::to_string(status) + " " + std::string(reason) + ": " + std::string(why) + "\n");
 }

@@ -19,21 +19,22 @@ struct SessionCount {
 // A request that could not be read: the status to say so with, or 0 when the
 // client went away or timed out (nothing to answer).
 unsigned read_failure_status(error_code ec) {
-  if (ec == http::error::body_limit) return 413;
-  if (ec == http::error::header_limit) return 431;
-  if (ec.category() == http::make_error_code(http::error::bad_method).category() &&
-      ec != http::error::end_of_stream && ec != http::error::partial_message) {
+  if (ec == beast::http::error::body_limit) return 413;
+  if (ec == beast::http::error::header_limit) return 431;
+  if (ec.category() == beast::http::make_error_code(beast::http::error::bad_method).category() &&
+      ec != beast::http::error::end_of_stream && ec != beast::http::error::partial_message) {
     return 400;
   }
   return 0;
 }
 
-http::response<http::string_body> to_message(AdminResponse r, unsigned version, bool keep_alive,
-                                             bool head) {
-  http::response<http::string_body> res{static_cast<http::status>(r.status), version};
-  res.set(http::field::server, "sumcached/" SUMCACHE_VERSION);
-  res.set(http::field::content_type, r.content_type);
-  res.set(http::field::cache_control, "no-store");
+beast::http::response<beast::http::string_body> to_message(AdminResponse r, unsigned version,
+                                                           bool keep_alive, bool head) {
+  beast::http::response<beast::http::string_body> res{static_cast<beast::http::status>(r.status),
+                                                      version};
+  res.set(beast::http::field::server, "sumcached/" SUMCACHE_VERSION);
+  res.set(beast::http::field::content_type, r.content_type);
+  res.set(beast::http::field::cache_control, "no-store");
   for (auto& [name, value] : r.fields) res.set(name, value);
   res.keep_alive(keep_alive);
   res.body() = std::move(r.body);
@@ -42,12 +43,12 @@ http::response<http::string_body> to_message(AdminResponse r, unsigned version, 
   return res;
 }
 
-AdminRequest to_request(const http::request<http::string_body>& req, const Ip6Bytes& client,
-                        const std::string& client_text) {
+AdminRequest to_request(const beast::http::request<beast::http::string_body>& req,
+                        const Ip6Bytes& client, const std::string& client_text) {
   return {std::string(req.method_string()),
           std::string(req.target()),
-          std::string(req[http::field::authorization]),
-          std::string(req[http::field::content_type]),
+          std::string(req[beast::http::field::authorization]),
+          std::string(req[beast::http::field::content_type]),
           req.body(),
           client,
           client_text};
@@ -94,11 +95,11 @@ awaitable<void> serve_admin_client(AdminContext& context, tcp::socket socket) {
       if (idle_ec || n == 0) break;
       buffer.commit(n);
     }
-    http::request_parser<http::string_body> parser;
+    beast::http::request_parser<beast::http::string_body> parser;
     parser.header_limit(kAdminMaxHeaderBytes);
     parser.body_limit(kAdminMaxBodyBytes);
     stream.expires_after(limits.client_request_timeout_ms);
-    auto [read_ec, read_n] = co_await http::async_read(stream, buffer, parser, use_nothrow);
+    auto [read_ec, read_n] = co_await beast::http::async_read(stream, buffer, parser, use_nothrow);
     waiting.unlink();
     AdminResponse response;
     unsigned version = 11;
@@ -111,14 +112,14 @@ awaitable<void> serve_admin_client(AdminContext& context, tcp::socket socket) {
     } else {
       const auto& req = parser.get();
       version = req.version() == 10 ? 10 : 11;
-      head = req.method() == http::verb::head;
+      head = req.method() == beast::http::verb::head;
       keep_alive = req.keep_alive();
       response = co_await handle_admin(context, to_request(req, client, client_text),
                                        stream.get_executor());
     }
     auto message = to_message(std::move(response), version, keep_alive, head);
     stream.expires_after(limits.client_request_timeout_ms);
-    auto [write_ec, written] = co_await http::async_write(stream, message, use_nothrow);
+    auto [write_ec, written] = co_await beast::http::async_write(stream, message, use_nothrow);
     if (write_ec) break;
     if (read_ec) {
       co_await lingering_close(stream);

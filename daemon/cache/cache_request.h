@@ -18,7 +18,7 @@ struct CacheRequest {
   WorkerContext& worker;
   const Settings& settings;
   ClientConnection& client;
-  http::request_parser<http::buffer_body>& parser;
+  beast::http::request_parser<beast::http::buffer_body>& parser;
   const Route& route;
   AccessRecord& record;
   HeaderList headers;

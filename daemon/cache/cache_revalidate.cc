@@ -21,9 +21,10 @@ namespace {
 
 // The conditional request: the client's head, its own conditionals and range
 // replaced by ours, so that a changed representation comes back whole.
-http::request_header<> conditional_head(http::request_header<> head, const ObjectPtr& object) {
-  for (auto name : {http::field::if_none_match, http::field::if_modified_since,
-                    http::field::if_range, http::field::range}) {
+beast::http::request_header<> conditional_head(beast::http::request_header<> head,
+                                               const ObjectPtr& object) {
+  for (auto name : {beast::http::field::if_none_match, beast::http::field::if_modified_since,
+                    beast::http::field::if_range, beast::http::field::range}) {
     head.erase(name);
   }
   for (const auto& f : conditional_headers(parse_stored_head(object->head).fields)) {
@@ -40,7 +41,7 @@ awaitable<error_code> read_whole_body(UpstreamResponse& res, const config::Limit
                                       std::uint64_t limit, std::string& out) {
   auto& parser = *res.parser;
   if (parser.content_length() && *parser.content_length() > limit) {
-    co_return error_code(http::error::body_limit);
+    co_return error_code(beast::http::error::body_limit);
   }
   std::vector<char> chunk(kBodyRead);
   // Beast reads at most the buffer's free capacity (512 bytes after a small
@@ -50,11 +51,12 @@ awaitable<error_code> read_whole_body(UpstreamResponse& res, const config::Limit
     parser.get().body().data = chunk.data();
     parser.get().body().size = chunk.size();
     res.connection->expires_after(limits.upstream_io_timeout_ms);
-    auto [ec, n] = co_await res.connection->visit(
-        [&](auto& stream) { return http::async_read(stream, res.buffer, parser, use_nothrow); });
-    if (ec && ec != http::error::need_buffer) co_return upstream_read_error(ec);
+    auto [ec, n] = co_await res.connection->visit([&](auto& stream) {
+      return beast::http::async_read(stream, res.buffer, parser, use_nothrow);
+    });
+    if (ec && ec != beast::http::error::need_buffer) co_return upstream_read_error(ec);
     const std::size_t got = chunk.size() - parser.get().body().size;
-    if (out.size() + got > limit) co_return error_code(http::error::body_limit);
+    if (out.size() + got > limit) co_return error_code(beast::http::error::body_limit);
     out.append(chunk.data(), got);
   }
   co_return error_code{};
@@ -128,9 +130,9 @@ void CacheService::revalidate_in_background(CacheRequest& r, const Candidate& c)
                                                          *settings, r.client),
                                       c.object),
                      false, {}};
-  up.head.method(http::verb::get);
-  up.head.erase(http::field::content_length);
-  up.head.erase(http::field::transfer_encoding);
+  up.head.method(beast::http::verb::get);
+  up.head.erase(beast::http::field::content_length);
+  up.head.erase(beast::http::field::transfer_encoding);
   auto task = [](CacheService& self, WorkerContext& worker, std::shared_ptr<const Settings> s,
                  UpstreamRequest request, Candidate stale, HeaderList headers,
                  std::string key) -> awaitable<void> {

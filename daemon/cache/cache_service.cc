@@ -27,13 +27,24 @@ HeuristicPolicy heuristic_policy(const config::Config& config) {
   return policy;
 }
 
-awaitable<unsigned> CacheService::serve(WorkerContext& worker, const Settings& settings,
-                                        ClientConnection& client,
-                                        http::request_parser<http::buffer_body>& parser,
-                                        const Route& route, AccessRecord& record, PeerScope peer) {
+awaitable<unsigned> CacheService::serve(
+    WorkerContext& worker, const Settings& settings, ClientConnection& client,
+    beast::http::request_parser<beast::http::buffer_body>& parser, const Route& route,
+    AccessRecord& record, PeerScope peer) {
   const auto& req = parser.get();
-  CacheRequest r{worker, settings, client, parser, route, record, to_header_list(req.base()),
-                 {}, {}, req.method() == http::verb::head, false, false, false,
+  CacheRequest r{worker,
+                 settings,
+                 client,
+                 parser,
+                 route,
+                 record,
+                 to_header_list(req.base()),
+                 {},
+                 {},
+                 req.method() == beast::http::verb::head,
+                 false,
+                 false,
+                 false,
                  std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now())};
   r.directives = request_directives(r.headers);
   // The headers beside the MAC are not signed (docs/protocol.md): the store-only
@@ -68,7 +79,7 @@ awaitable<unsigned> CacheService::serve(WorkerContext& worker, const Settings& s
   }
   if (r.directives.only_if_cached) {
     record.result = CacheResult::miss;
-    co_return co_await send_error(client, settings, http::status::gateway_timeout,
+    co_return co_await send_error(client, settings, beast::http::status::gateway_timeout,
                                   "only-if-cached: not in this cache", req.version());
   }
   co_return co_await fetch(r, nullptr, true);
@@ -168,7 +179,7 @@ awaitable<unsigned> CacheService::serve_stored(CacheRequest& r, const Candidate&
 awaitable<unsigned> CacheService::serve_unreadable(CacheRequest& r) {
   if (!r.directives.only_if_cached) co_return co_await fetch(r, nullptr, true);
   r.record.result = CacheResult::miss;
-  co_return co_await send_error(r.client, r.settings, http::status::gateway_timeout,
+  co_return co_await send_error(r.client, r.settings, beast::http::status::gateway_timeout,
                                 "only-if-cached: not in this cache", r.parser.get().version());
 }
 

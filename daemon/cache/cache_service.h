@@ -48,8 +48,9 @@ class CacheService {
   // Cache-Control says.
   awaitable<unsigned> serve(WorkerContext& worker, const Settings& settings,
                             ClientConnection& client,
-                            http::request_parser<http::buffer_body>& parser, const Route& route,
-                            AccessRecord& record, PeerScope peer = PeerScope::none);
+                            beast::http::request_parser<beast::http::buffer_body>& parser,
+                            const Route& route, AccessRecord& record,
+                            PeerScope peer = PeerScope::none);
   // RFC 9111 §4.4, after an unsafe method got a 2xx or 3xx: here and, with
   // peers, on every peer (docs/peers.md, "Cluster-wide invalidation").
   void invalidate_after_unsafe(std::string_view method, const Route& route,

@@ -7,16 +7,17 @@
 
 namespace sumcache::daemon {
 
-http::request_header<> peer_request_head(const CacheRequest& r, const std::string& node_id,
-                                         protocol::PeerAuthScope scope) {
-  http::request_header<> head =
+beast::http::request_header<> peer_request_head(const CacheRequest& r, const std::string& node_id,
+                                                protocol::PeerAuthScope scope) {
+  beast::http::request_header<> head =
       make_upstream_head(r.parser.get().base(), false, r.route, r.settings, r.client);
   // Absolute-form: the peer keys it exactly as we do, in either mode.
   head.target(r.route.cache_key);
   if (scope == protocol::PeerAuthScope::store_only) {
-    const auto prior = head[http::field::cache_control];
-    head.set(http::field::cache_control, prior.empty() ? std::string("only-if-cached")
-                                                       : std::string(prior) + ", only-if-cached");
+    const auto prior = head[beast::http::field::cache_control];
+    head.set(beast::http::field::cache_control, prior.empty()
+                                                    ? std::string("only-if-cached")
+                                                    : std::string(prior) + ", only-if-cached");
   } else {
     head.set(protocol::kOwnerFetchHeader, "1");
   }
@@ -48,7 +49,7 @@ config::LimitsConfig peer_limits(const config::Config& config,
 }
 
 bool purged_by_tag(const PeerService& peers, const config::CacheConfig& cache,
-                   const http::response<http::buffer_body>& msg) {
+                   const beast::http::response<beast::http::buffer_body>& msg) {
   if (!peers.any_tag_tombstone()) return false;
   const TagRules rules{cache.tag_header, cache.max_tags_per_object,
                        protocol::kMaxInvalidationTagBytes};

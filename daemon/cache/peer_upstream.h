@@ -18,8 +18,8 @@ class PeerService;
 // store_only: with only-if-cached (RFC 9111 §5.2.1.7), the peer answers from
 // its store or 504. owner_fetch: with Sumcache-Owner-Fetch instead, the owner
 // serves it as a miss of its own, from the origin if need be.
-http::request_header<> peer_request_head(const CacheRequest& r, const std::string& node_id,
-                                         protocol::PeerAuthScope scope);
+beast::http::request_header<> peer_request_head(const CacheRequest& r, const std::string& node_id,
+                                                protocol::PeerAuthScope scope);
 
 Origin peer_origin(const config::Config& config, const config::PeerConfig& peer);
 
@@ -33,6 +33,6 @@ config::LimitsConfig peer_limits(const config::Config& config,
 // names more tags than this node indexes, is refused: this node cannot know
 // the tags of an object it does not hold, so it checks the copy's (docs/peers.md).
 bool purged_by_tag(const PeerService& peers, const config::CacheConfig& cache,
-                   const http::response<http::buffer_body>& msg);
+                   const beast::http::response<beast::http::buffer_body>& msg);
 
 }  // namespace sumcache::daemon

@@ -9,8 +9,10 @@
 
 namespace sumcache::daemon {
 
-http::response<http::string_body> make_error_response(http::status status, std::string_view reason,
-                                                      bool keep_alive, unsigned version,
-                                                      std::string_view via);
+beast::http::response<beast::http::string_body> make_error_response(beast::http::status status,
+                                                                    std::string_view reason,
+                                                                    bool keep_alive,
+                                                                    unsigned version,
+                                                                    std::string_view via);
 
 }  // namespace sumcache::daemon

@@ -8,18 +8,18 @@
 
 namespace sumcache::daemon {
 
-http::request_header<> make_upstream_head(const http::request_header<>& client_head,
-                                          bool body_chunked, const Route& route,
-                                          const Settings& settings,
-                                          const ClientConnection& client) {
-  http::request_header<> head = client_head;
+beast::http::request_header<> make_upstream_head(const beast::http::request_header<>& client_head,
+                                                 bool body_chunked, const Route& route,
+                                                 const Settings& settings,
+                                                 const ClientConnection& client) {
+  beast::http::request_header<> head = client_head;
   strip_hop_by_hop(head);
   // A credential for one hop (docs/protocol.md): never sent on, whoever sent it.
   head.erase(protocol::kPeerAuthHeader);
   head.erase(protocol::kOwnerFetchHeader);
   head.target(route.upstream_target);
   head.version(11);
-  head.set(http::field::host, route.host_header);
+  head.set(beast::http::field::host, route.host_header);
   append_via(head, settings.via);
   if (settings.config.mode == config::Mode::reverse) {
     const auto prior = head["X-Forwarded-For"];
@@ -28,15 +28,16 @@ http::request_header<> make_upstream_head(const http::request_header<>& client_h
                            : std::string(prior) + ", " + client.address_text);
   }
   // Transfer-Encoding is hop-by-hop, but the body still needs framing upstream.
-  if (body_chunked) head.set(http::field::transfer_encoding, "chunked");
+  if (body_chunked) head.set(beast::http::field::transfer_encoding, "chunked");
   return head;
 }
 
 awaitable<unsigned> send_error(ClientConnection& client, const Settings& settings,
-                               http::status status, std::string_view reason, unsigned version) {
+                               beast::http::status status, std::string_view reason,
+                               unsigned version) {
   auto res = make_error_response(status, reason, client.keep_alive, version, settings.via);
   client.stream.expires_after(settings.config.limits.upstream_io_timeout_ms);
-  auto [ec, n] = co_await http::async_write(client.stream, res, use_nothrow);
+  auto [ec, n] = co_await beast::http::async_write(client.stream, res, use_nothrow);
   client.bytes_out += n;
   if (ec) client.keep_alive = false;
   co_return static_cast<unsigned>(status);
@@ -65,10 +66,12 @@ awaitable<unsigned> send_upstream_error(ProxyShared& shared, ClientConnection& c
                                         const Settings& settings, const Route& route, error_code ec,
                                         unsigned version) {
   if (is_destination_refusal(ec)) {
-    co_return co_await send_error(client, settings, http::status::forbidden, ec.message(), version);
+    co_return co_await send_error(client, settings, beast::http::status::forbidden, ec.message(),
+                                  version);
   }
   const bool timed_out = ec == beast::error::timeout || ec == asio::error::timed_out;
-  const auto status = timed_out ? http::status::gateway_timeout : http::status::bad_gateway;
+  const auto status =
+      timed_out ? beast::http::status::gateway_timeout : beast::http::status::bad_gateway;
   const std::string reason = (timed_out ? "timed out waiting for " : "upstream failure from ") +
                              route.upstream.pool_key() + ": " + ec.message();
   log_upstream_failure(shared, static_cast<unsigned>(status), route, ec);
@@ -77,13 +80,16 @@ awaitable<unsigned> send_upstream_error(ProxyShared& shared, ClientConnection& c
 
 awaitable<ForwardResult> forward_request(
     WorkerContext& worker, const Settings& settings, ClientConnection& client,
-    http::request_parser<http::buffer_body>& parser, const Route& route,
+    beast::http::request_parser<beast::http::buffer_body>& parser, const Route& route,
     const std::function<void(const ForwardResult&)>& on_head) {
   const auto& req = parser.get();
   const auto& limits = settings.config.limits;
-  UpstreamRequest upstream{route.upstream, worker.tls_server_name,
-                           make_upstream_head(req.base(), parser.chunked(), route, settings, client),
-                           req.method() == http::verb::head, {}};
+  UpstreamRequest upstream{
+      route.upstream,
+      worker.tls_server_name,
+      make_upstream_head(req.base(), parser.chunked(), route, settings, client),
+      req.method() == beast::http::verb::head,
+      {}};
   auto [ec, response] =
       co_await exchange_with_upstream(worker, limits, upstream, &client, &parser);
   if (upstream.client_error) {
@@ -91,7 +97,8 @@ awaitable<ForwardResult> forward_request(
     const bool timed_out = upstream.client_error == beast::error::timeout;
     ForwardResult failed;
     failed.status = co_await send_error(
-        client, settings, timed_out ? http::status::request_timeout : http::status::bad_request,
+        client, settings,
+        timed_out ? beast::http::status::request_timeout : beast::http::status::bad_request,
         "request body: " + upstream.client_error.message(), req.version());
     co_return failed;
   }
@@ -110,8 +117,8 @@ awaitable<ForwardResult> forward_request(
   // The cache's tags are not the client's business (docs/proxy.md), on any path.
   if (!settings.config.cache.tag_header_pass) msg.erase(settings.config.cache.tag_header);
   client.keep_alive = msg.keep_alive();
-  ForwardResult result{msg.result_int(), std::string(msg[http::field::location]),
-                       std::string(msg[http::field::content_location])};
+  ForwardResult result{msg.result_int(), std::string(msg[beast::http::field::location]),
+                       std::string(msg[beast::http::field::content_location])};
   if (on_head) on_head(result);
   BodyCapture no_capture;
   if (co_await relay_response(worker, client, *response, limits, no_capture, route.cache_key)) {

@@ -15,14 +15,15 @@ namespace sumcache::daemon {
 
 // The head sent upstream: origin-form target, Host per config, hop-by-hop
 // fields removed, Via appended, X-Forwarded-For in reverse mode.
-http::request_header<> make_upstream_head(const http::request_header<>& client_head,
-                                          bool body_chunked, const Route& route,
-                                          const Settings& settings,
-                                          const ClientConnection& client);
+beast::http::request_header<> make_upstream_head(const beast::http::request_header<>& client_head,
+                                                 bool body_chunked, const Route& route,
+                                                 const Settings& settings,
+                                                 const ClientConnection& client);
 
 // Writes an error response; the connection closes after it when asked.
 awaitable<unsigned> send_error(ClientConnection& client, const Settings& settings,
-                               http::status status, std::string_view reason, unsigned version);
+                               beast::http::status status, std::string_view reason,
+                               unsigned version);
 
 // Counts a failed upstream exchange in /metrics. A destination the policy
 // refused is not one: nothing was attempted, and destination_guard.cc counted
@@ -50,7 +51,7 @@ struct ForwardResult {
 // client can send its next request.
 awaitable<ForwardResult> forward_request(
     WorkerContext& worker, const Settings& settings, ClientConnection& client,
-    http::request_parser<http::buffer_body>& parser, const Route& route,
+    beast::http::request_parser<beast::http::buffer_body>& parser, const Route& route,
     const std::function<void(const ForwardResult&)>& on_head);
 
 }  // namespace sumcache::daemon

@@ -11,11 +11,11 @@
 namespace sumcache::daemon {
 
 // "HTTP/1.1 200 OK\r\n" and one "Name: value\r\n" per field; no blank line.
-std::string serialize_head(const http::response_header<>& head);
+std::string serialize_head(const beast::http::response_header<>& head);
 // The field lines only.
-std::string serialize_fields(const http::fields& fields);
+std::string serialize_fields(const beast::http::fields& fields);
 
-void strip_hop_by_hop(http::fields& fields);
-void append_via(http::fields& fields, std::string_view via);
+void strip_hop_by_hop(beast::http::fields& fields);
+void append_via(beast::http::fields& fields, std::string_view via);
 
 }  // namespace sumcache::daemon

@@ -2,7 +2,7 @@
 
 namespace sumcache::daemon {
 
-HeaderList to_header_list(const http::fields& fields) {
+HeaderList to_header_list(const beast::http::fields& fields) {
   HeaderList list;
   list.reserve(static_cast<std::size_t>(std::distance(fields.begin(), fields.end())));
   for (const auto& field : fields) {
@@ -11,12 +11,12 @@ HeaderList to_header_list(const http::fields& fields) {
   return list;
 }
 
-HeaderList framing_fields(const http::fields& fields) {
+HeaderList framing_fields(const beast::http::fields& fields) {
   HeaderList list;
   for (const auto& field : fields) {
-    const http::field name = field.name();
-    if (name == http::field::transfer_encoding || name == http::field::content_length ||
-        name == http::field::host) {
+    const beast::http::field name = field.name();
+    if (name == beast::http::field::transfer_encoding ||
+        name == beast::http::field::content_length || name == beast::http::field::host) {
       list.push_back({std::string(field.name_string()), std::string(field.value())});
     }
   }

@@ -6,10 +6,10 @@
 
 namespace sumcache::daemon {
 
-HeaderList to_header_list(const http::fields& fields);
+HeaderList to_header_list(const beast::http::fields& fields);
 
 // Only the lines message framing depends on (Transfer-Encoding, Content-Length,
 // Host; daemon/http/message_framing.h): cheaper than the whole list per request.
-HeaderList framing_fields(const http::fields& fields);
+HeaderList framing_fields(const beast::http::fields& fields);
 
 }  // namespace sumcache::daemon

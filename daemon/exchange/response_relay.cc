@@ -30,9 +30,10 @@ awaitable<std::pair<error_code, std::size_t>> read_available(Stream& up, Upstrea
     body.data = chunk.data();
     body.size = chunk.size();
     upstream.connection->expires_after(timeout);
-    auto [ec, n] = co_await http::async_read_some(up, upstream.buffer, parser, use_nothrow);
+    auto [ec, n] = co_await beast::http::async_read_some(up, upstream.buffer, parser, use_nothrow);
     got = chunk.size() - body.size;
-    if (ec && ec != http::error::need_buffer) co_return std::pair{upstream_read_error(ec), got};
+    if (ec && ec != beast::http::error::need_buffer)
+      co_return std::pair{upstream_read_error(ec), got};
   }
   co_return std::pair{error_code{}, got};
 }
@@ -66,13 +67,13 @@ awaitable<RelayEnd> relay_body(Stream& up, ClientConnection& client, UpstreamRes
                                const config::LimitsConfig& limits, BodyCapture& capture) {
   auto& parser = *upstream.parser;
   auto& msg = parser.get();
-  http::response_serializer<http::buffer_body> sr{msg};
+  beast::http::response_serializer<beast::http::buffer_body> sr{msg};
   msg.body().data = nullptr;
   msg.body().more = !parser.is_done();
   capture_piece(capture, nullptr, 0, parser.is_done());
   if (capture.stream && parser.is_done()) co_await capture.stream({}, true);
   client.stream.expires_after(limits.upstream_io_timeout_ms);
-  auto [hec, hn] = co_await http::async_write_header(client.stream, sr, use_nothrow);
+  auto [hec, hn] = co_await beast::http::async_write_header(client.stream, sr, use_nothrow);
   if (hec) co_return RelayEnd{hec};
   client.bytes_out += hn;
   std::vector<char> chunk(parser.is_done() ? 0 : kRelayChunk);
@@ -101,9 +102,10 @@ awaitable<RelayEnd> relay_body(Stream& up, ClientConnection& client, UpstreamRes
     // Content-Length), so the client sees the truncation (RFC 9112 §8).
     if (got > 0 || !msg.body().more) {
       client.stream.expires_after(limits.upstream_io_timeout_ms);
-      auto [ec, n] = co_await http::async_write(client.stream, sr, use_nothrow);
+      auto [ec, n] = co_await beast::http::async_write(client.stream, sr, use_nothrow);
       client.bytes_out += n;
-      if (ec && ec != http::error::need_buffer) co_return RelayEnd{ec, false, end.body_bytes};
+      if (ec && ec != beast::http::error::need_buffer)
+        co_return RelayEnd{ec, false, end.body_bytes};
       end.body_bytes += got;
     }
     if (read_ec) co_return RelayEnd{read_ec, true, end.body_bytes};
@@ -129,9 +131,9 @@ void note_cut_body(WorkerContext& worker, const UpstreamResponse& upstream, std:
 
 }  // namespace
 
-void prepare_client_head(http::response<http::buffer_body>& msg, const ClientConnection& client,
-                         unsigned client_version, bool head_method, std::string_view via,
-                         std::string_view x_cache) {
+void prepare_client_head(beast::http::response<beast::http::buffer_body>& msg,
+                         const ClientConnection& client, unsigned client_version, bool head_method,
+                         std::string_view via, std::string_view x_cache) {
   const bool chunked = msg.chunked();
   const bool has_length = msg.has_content_length();
   strip_hop_by_hop(msg.base());

@@ -27,9 +27,9 @@ struct BodyCapture {
 // Prepares upstream's head for the client: hop-by-hop removed, Via appended,
 // X-Cache set, framing that the client's HTTP version can carry.
 // A response to HEAD keeps upstream's framing fields but carries no body.
-void prepare_client_head(http::response<http::buffer_body>& msg, const ClientConnection& client,
-                         unsigned client_version, bool head_method, std::string_view via,
-                         std::string_view x_cache);
+void prepare_client_head(beast::http::response<beast::http::buffer_body>& msg,
+                         const ClientConnection& client, unsigned client_version, bool head_method,
+                         std::string_view via, std::string_view x_cache);
 
 // Sends the prepared head and relays the body of `url`. On an error upstream
 // (closed or stalled mid-body) the bytes received so far are sent first, the

@@ -29,15 +29,15 @@ struct HeldBody {
   }
 };
 
-bool expects_continue(const http::request_header<>& head) {
-  return beast::iequals(head[http::field::expect], "100-continue");
+bool expects_continue(const beast::http::request_header<>& head) {
+  return beast::iequals(head[beast::http::field::expect], "100-continue");
 }
 
 // RFC 9112 §6.3 item 5: a response whose framing is bad or ambiguous is an
 // error: the caller answers 502 and drops the connection (where its next
 // message starts is unknown), so the response is neither relayed nor stored.
 // Only HEAD changes what a request here expects (CONNECT goes via tunnel.cc).
-error_code check_response_framing(http::response_header<>& head, bool head_method) {
+error_code check_response_framing(beast::http::response_header<>& head, bool head_method) {
   const auto framing = response_framing(head.version(), head.result_int(),
                                         head_method ? "HEAD" : "GET", framing_fields(head));
   if (const auto* refusal = std::get_if<FramingRefusal>(&framing)) {
@@ -45,11 +45,12 @@ error_code check_response_framing(http::response_header<>& head, bool head_metho
   }
   // Equal Content-Length values count as one (RFC 9112 §6.3 item 5); the client gets one.
   const auto& body = std::get<BodyFraming>(framing);
-  if (body.kind == BodyFraming::Kind::length && head.count(http::field::content_length) > 0) {
+  if (body.kind == BodyFraming::Kind::length &&
+      head.count(beast::http::field::content_length) > 0) {
     const std::string length = std::to_string(body.length);
-    if (head.count(http::field::content_length) > 1 ||
-        head[http::field::content_length] != length) {
-      head.set(http::field::content_length, length);
+    if (head.count(beast::http::field::content_length) > 1 ||
+        head[beast::http::field::content_length] != length) {
+      head.set(beast::http::field::content_length, length);
     }
   }
   return {};
@@ -64,11 +65,12 @@ awaitable<error_code> read_final_head(Stream& up, UpstreamResponse& res,
                                       bool head_method, bool until_continue = false) {
   for (;;) {
     res.connection->expires_after(limits.upstream_first_byte_timeout_ms);
-    auto [ec, n] = co_await http::async_read_header(up, res.buffer, *res.parser, use_nothrow);
+    auto [ec, n] =
+        co_await beast::http::async_read_header(up, res.buffer, *res.parser, use_nothrow);
     if (ec) co_return upstream_read_error(ec);
     const unsigned status = res.parser->get().result_int();
     if (status >= 200) co_return check_response_framing(res.parser->get().base(), head_method);
-    if (status == 101) co_return error_code(http::error::bad_version);  // no Upgrade relay
+    if (status == 101) co_return error_code(beast::http::error::bad_version);  // no Upgrade relay
     if (client != nullptr) {
       std::string interim = serialize_head(res.parser->get().base()) + "\r\n";
       client->stream.expires_after(limits.upstream_io_timeout_ms);
@@ -87,10 +89,10 @@ awaitable<error_code> read_final_head(Stream& up, UpstreamResponse& res,
 // a copy in `held`. On a retry the bytes held from the first attempt go first.
 template <class Stream>
 awaitable<error_code> send_body(Stream& up, UpstreamResponse& res,
-                                http::request<http::buffer_body>& msg,
-                                http::request_serializer<http::buffer_body>& sr,
+                                beast::http::request<beast::http::buffer_body>& msg,
+                                beast::http::request_serializer<beast::http::buffer_body>& sr,
                                 const config::LimitsConfig& limits, ClientConnection& client,
-                                http::request_parser<http::buffer_body>& body,
+                                beast::http::request_parser<beast::http::buffer_body>& body,
                                 error_code& client_error, HeldBody& held) {
   std::vector<char> chunk(kBodyChunk);
   bool replay = !held.bytes.empty();
@@ -104,8 +106,9 @@ awaitable<error_code> send_body(Stream& up, UpstreamResponse& res,
       body.get().body().data = chunk.data();
       body.get().body().size = chunk.size();
       client.stream.expires_after(limits.client_request_timeout_ms);
-      auto [ec, n] = co_await http::async_read(client.stream, client.buffer, body, use_nothrow);
-      if (ec && ec != http::error::need_buffer) {
+      auto [ec, n] =
+          co_await beast::http::async_read(client.stream, client.buffer, body, use_nothrow);
+      if (ec && ec != beast::http::error::need_buffer) {
         client_error = ec;
         co_return ec;
       }
@@ -119,8 +122,8 @@ awaitable<error_code> send_body(Stream& up, UpstreamResponse& res,
       msg.body().more = false;
     }
     res.connection->expires_after(limits.upstream_io_timeout_ms);
-    auto [ec, n] = co_await http::async_write(up, sr, use_nothrow);
-    if (ec && ec != http::error::need_buffer) co_return ec;
+    auto [ec, n] = co_await beast::http::async_write(up, sr, use_nothrow);
+    if (ec && ec != beast::http::error::need_buffer) co_return ec;
   }
   co_return error_code{};
 }
@@ -128,19 +131,19 @@ awaitable<error_code> send_body(Stream& up, UpstreamResponse& res,
 template <class Stream>
 awaitable<error_code> run_exchange(Stream& up, UpstreamResponse& res, UpstreamRequest& request,
                                    const config::LimitsConfig& limits, ClientConnection* client,
-                                   http::request_parser<http::buffer_body>* body, bool with_body,
-                                   HeldBody& held) {
-  http::request<http::buffer_body> msg{request.head};
+                                   beast::http::request_parser<beast::http::buffer_body>* body,
+                                   bool with_body, HeldBody& held) {
+  beast::http::request<beast::http::buffer_body> msg{request.head};
   msg.body().data = nullptr;
   msg.body().more = with_body;
-  http::request_serializer<http::buffer_body> sr{msg};
+  beast::http::request_serializer<beast::http::buffer_body> sr{msg};
   res.connection->expires_after(limits.upstream_io_timeout_ms);
   if (!with_body) {
-    auto [ec, n] = co_await http::async_write(up, sr, use_nothrow);
+    auto [ec, n] = co_await beast::http::async_write(up, sr, use_nothrow);
     if (ec) co_return ec;
     co_return co_await read_final_head(up, res, limits, client, request.head_method);
   }
-  auto [hec, hn] = co_await http::async_write_header(up, sr, use_nothrow);
+  auto [hec, hn] = co_await beast::http::async_write_header(up, sr, use_nothrow);
   if (hec) co_return hec;
   if (expects_continue(request.head)) {
     // The origin answers the head first (RFC 9110 §10.1.1): a 100 is relayed and the
@@ -162,7 +165,7 @@ awaitable<error_code> run_exchange(Stream& up, UpstreamResponse& res, UpstreamRe
 
 awaitable<std::tuple<error_code, std::unique_ptr<UpstreamResponse>>> exchange_with_upstream(
     WorkerContext& worker, const config::LimitsConfig& limits, UpstreamRequest& request,
-    ClientConnection* client, http::request_parser<http::buffer_body>* body) {
+    ClientConnection* client, beast::http::request_parser<beast::http::buffer_body>* body) {
   const bool with_body = body != nullptr && client != nullptr && !body->is_done();
   const std::string_view method = request.head.method_string();
   std::optional<std::uint64_t> declared;
@@ -209,7 +212,7 @@ awaitable<std::tuple<error_code, std::unique_ptr<UpstreamResponse>>> exchange_wi
 }
 
 error_code upstream_read_error(error_code ec) {
-  if (ec == http::error::buffer_overflow) return make_error_code(FramingErrc::line_too_long);
+  if (ec == beast::http::error::buffer_overflow) return make_error_code(FramingErrc::line_too_long);
   return ec;
 }
 
@@ -223,9 +226,9 @@ awaitable<void> finish_upstream(WorkerContext& worker, const config::LimitsConfi
     parser.get().body().size = sink.size();
     response->connection->expires_after(limits.upstream_io_timeout_ms);
     auto [ec, n] = co_await response->connection->visit([&](auto& stream) {
-      return http::async_read(stream, response->buffer, parser, use_nothrow);
+      return beast::http::async_read(stream, response->buffer, parser, use_nothrow);
     });
-    if (ec && ec != http::error::need_buffer) co_return;
+    if (ec && ec != beast::http::error::need_buffer) co_return;
     drained += sink.size() - parser.get().body().size;
   }
   if (parser.is_done() && parser.keep_alive()) {

@@ -20,7 +20,7 @@ struct UpstreamResponse {
   std::unique_ptr<UpstreamConnection> connection;
   beast::flat_buffer buffer;  // at most upstream_read_bound(limits.max_header_bytes)
   // Replaced for each message on the connection: interim 1xx heads come first.
-  std::optional<http::response_parser<http::buffer_body>> parser;
+  std::optional<beast::http::response_parser<beast::http::buffer_body>> parser;
   std::chrono::system_clock::time_point request_time;   // RFC 9111 §4.2.3 request_time
   std::chrono::system_clock::time_point response_time;  // and response_time
 };
@@ -28,7 +28,7 @@ struct UpstreamResponse {
 struct UpstreamRequest {
   Origin origin;
   std::string_view tls_server_name;
-  http::request_header<> head;  // as it goes upstream: target, Host, Via, no hop-by-hop
+  beast::http::request_header<> head;  // as it goes upstream: target, Host, Via, no hop-by-hop
   bool head_method = false;     // the response to HEAD has no body
   // Set when reading the client's body failed (malformed chunk, timeout):
   // the client's fault, answered with a 4xx rather than a 502.
@@ -39,7 +39,7 @@ struct UpstreamRequest {
 // the client's parser whose body is streamed upstream.
 awaitable<std::tuple<error_code, std::unique_ptr<UpstreamResponse>>> exchange_with_upstream(
     WorkerContext& worker, const config::LimitsConfig& limits, UpstreamRequest& request,
-    ClientConnection* client, http::request_parser<http::buffer_body>* body);
+    ClientConnection* client, beast::http::request_parser<beast::http::buffer_body>* body);
 
 // A read on `buffer` that failed at its bound (Beast's buffer_overflow) means
 // the origin sent a chunk line or trailer section that never ended: named

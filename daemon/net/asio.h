@@ -13,7 +13,6 @@ namespace sumcache::daemon {
 
 namespace asio = boost::asio;
 namespace beast = boost::beast;
-namespace http = boost::beast::http;
 using tcp = asio::ip::tcp;
 using udp = asio::ip::udp;
 using error_code = boost::system::error_code;

@@ -11,23 +11,23 @@ namespace {
 
 template <class Stream>
 awaitable<error_code> exchange_on(Stream& stream, PeerHttpRequest& request, PeerHttpReply& reply) {
-  http::request<http::string_body> req{request.method, request.target, 11};
-  req.set(http::field::host, request.host + ":" + std::to_string(request.port));
-  req.set(http::field::user_agent, "sumcached-peer");
+  beast::http::request<beast::http::string_body> req{request.method, request.target, 11};
+  req.set(beast::http::field::host, request.host + ":" + std::to_string(request.port));
+  req.set(beast::http::field::user_agent, "sumcached-peer");
   if (!request.from.empty()) req.set("X-Sumcache-Node", request.from);
-  if (request.method == http::verb::post) {
-    req.set(http::field::content_type, request.content_type);
+  if (request.method == beast::http::verb::post) {
+    req.set(beast::http::field::content_type, request.content_type);
     req.body() = std::move(request.body);
   }
   req.keep_alive(false);
   req.prepare_payload();
   const auto sent_at = std::chrono::steady_clock::now();
-  auto [wec, written] = co_await http::async_write(stream, req, use_nothrow);
+  auto [wec, written] = co_await beast::http::async_write(stream, req, use_nothrow);
   if (wec) co_return wec;
   beast::flat_buffer buffer;
-  http::response_parser<http::string_body> parser;
+  beast::http::response_parser<beast::http::string_body> parser;
   parser.body_limit(request.max_reply_bytes);
-  auto [ec, read] = co_await http::async_read(stream, buffer, parser, use_nothrow);
+  auto [ec, read] = co_await beast::http::async_read(stream, buffer, parser, use_nothrow);
   if (ec) co_return ec;
   reply.rtt = std::chrono::duration_cast<std::chrono::microseconds>(
       std::chrono::steady_clock::now() - sent_at);

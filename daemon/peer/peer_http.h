@@ -24,7 +24,7 @@ inline constexpr std::size_t kMaxSummaryBytes = 64u << 20;
 inline constexpr std::size_t kMaxPeerReplyBytes = 4096;
 
 struct PeerHttpRequest {
-  http::verb method = http::verb::get;
+  beast::http::verb method = beast::http::verb::get;
   std::string host;
   std::uint16_t port = 0;
   std::string target = kSummaryPath;

@@ -76,8 +76,9 @@ Verdict check_head(const SummaryHead& head, const PeerLimits& limits) {
   if (head.target != kSummaryPath && !invalidations) {
     return refuse(404, Refusal::route, "no such path");
   }
-  if (invalidations && head.method != http::verb::post) return refuse(405, Refusal::route, "POST");
-  if (head.method != http::verb::get && head.method != http::verb::post) {
+  if (invalidations && head.method != beast::http::verb::post)
+    return refuse(405, Refusal::route, "POST");
+  if (head.method != beast::http::verb::get && head.method != beast::http::verb::post) {
     return refuse(405, Refusal::route, "GET or POST");
   }
   if (!head.node || head.node->empty()) {
@@ -89,7 +90,7 @@ Verdict check_head(const SummaryHead& head, const PeerLimits& limits) {
   }
   if (!limits.known)
     return refuse(403, Refusal::node, "node " + id + " is not a peer of this node");
-  if (head.method == http::verb::get) return {};
+  if (head.method == beast::http::verb::get) return {};
   // A summary's length is known before it is sent: no chunked framing here
   // (RFC 9110 §15.5.12, 411 Length Required).
   if (head.transfer_encoding || !head.content_length) {

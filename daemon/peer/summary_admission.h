@@ -23,7 +23,7 @@ struct Verdict {
 };
 
 struct SummaryHead {
-  http::verb method = http::verb::get;
+  beast::http::verb method = beast::http::verb::get;
   std::string_view target;
   std::optional<std::string_view> node;  // X-Sumcache-Node, when sent
   std::optional<std::uint64_t> content_length;

@@ -207,9 +207,8 @@ Verdict SummaryExchange::admit(const SummaryHead& head, std::size_t& peer) {
   // With discovery, a node this one has not found yet may read its summary:
   // that is how it learns this node's id (docs/peers.md, "Live membership").
   // The summary is signed; what it pushes waits until it is found here.
-  if (slot == PeerTable::kSlots && head.method == http::verb::get &&
-      !config_.cluster.discovery.name.empty() && head.node &&
-      protocol::valid_node_id(*head.node)) {
+  if (slot == PeerTable::kSlots && head.method == beast::http::verb::get &&
+      !config_.cluster.discovery.name.empty() && head.node && protocol::valid_node_id(*head.node)) {
     limits.known = true;
     if (Verdict v = check_head(head, limits)) return v;
     peer = PeerTable::kSlots;  // none: a GET holds no peer
@@ -223,7 +222,7 @@ Verdict SummaryExchange::admit(const SummaryHead& head, std::size_t& peer) {
   if (Verdict v = check_head(head, limits)) return v;
   peer = slot;
   PeerLane& lane = *lanes_[peer];
-  if (head.method != http::verb::post) return {};
+  if (head.method != beast::http::verb::post) return {};
   const std::string id = printable_id(*head.node);
   if (is_invalidations(head)) {
     // A sender has one batch in flight to a peer (docs/protocol.md): a second
@@ -251,7 +250,7 @@ Verdict SummaryExchange::admit(const SummaryHead& head, std::size_t& peer) {
 }
 
 SummaryResponse SummaryExchange::handle(const SummaryRequest& request) {
-  if (request.method == http::verb::post) {
+  if (request.method == beast::http::verb::post) {
     return request.target == kInvalidationsPath ? receive_invalidations(request) : receive(request);
   }
   return serve_full(request);
@@ -481,8 +480,9 @@ void SummaryExchange::push(const std::shared_ptr<PeerLane>& lane,
 awaitable<void> SummaryExchange::push_to(std::shared_ptr<PeerLane> lane,
                                          std::shared_ptr<const std::string> message, bool full) {
   Peer& peer = *lane->peer;
-  PeerHttpRequest req{http::verb::post, peer.config.host, peer.config.peer_port, kSummaryPath,
-                      *message,         config_.node.id,  kSummaryType};
+  PeerHttpRequest req{
+      beast::http::verb::post, peer.config.host, peer.config.peer_port, kSummaryPath, *message,
+      config_.node.id,         kSummaryType};
   auto [ec, reply] = co_await peer_http_exchange(executor_, std::move(req),
                                                  config_.cluster.peer_timeout_ms,
                                                  tls_client_.get());
@@ -528,8 +528,9 @@ awaitable<void> SummaryExchange::push_to(std::shared_ptr<PeerLane> lane,
 
 awaitable<void> SummaryExchange::pull_from(std::shared_ptr<PeerLane> lane) {
   Peer& peer = *lane->peer;
-  PeerHttpRequest req{http::verb::get, peer.config.host, peer.config.peer_port, kSummaryPath, {},
-                      config_.node.id, kSummaryType};
+  PeerHttpRequest req{
+      beast::http::verb::get, peer.config.host, peer.config.peer_port, kSummaryPath, {},
+      config_.node.id,        kSummaryType};
   req.max_reply_bytes = protocol::message_bound(
       max_filter_bits_, protocol::DecodeLimits{}.max_changes, peer.config.id.size());
   auto [ec, reply] = co_await peer_http_exchange(executor_, std::move(req),
@@ -571,9 +572,9 @@ awaitable<void> SummaryExchange::pull_from(std::shared_ptr<PeerLane> lane) {
 
 awaitable<std::optional<std::string>> SummaryExchange::probe(std::string address,
                                                              std::string& why) {
-  PeerHttpRequest req{http::verb::get, address, config_.cluster.peer_listen.port,
-                      kSummaryPath,    {},      config_.node.id,
-                      kSummaryType};
+  PeerHttpRequest req{
+      beast::http::verb::get, address,     config_.cluster.peer_listen.port, kSummaryPath, {},
+      config_.node.id,        kSummaryType};
   auto [ec, reply] = co_await peer_http_exchange(
       executor_, std::move(req), config_.cluster.peer_timeout_ms, tls_client_.get());
   if (ec) {
@@ -712,8 +713,8 @@ awaitable<void> SummaryExchange::invalidation_loop(std::shared_ptr<PeerLane> lan
       continue;
     }
     std::string body = std::move(encoded).value();
-    PeerHttpRequest req{http::verb::post,   peer.config.host, peer.config.peer_port,
-                        kInvalidationsPath, std::move(body),  config_.node.id,
+    PeerHttpRequest req{beast::http::verb::post, peer.config.host, peer.config.peer_port,
+                        kInvalidationsPath,      std::move(body),  config_.node.id,
                         kInvalidationsType};
     auto [ec, reply] = co_await peer_http_exchange(
         executor_, std::move(req), config_.cluster.peer_timeout_ms, tls_client_.get());

@@ -132,31 +132,31 @@ awaitable<void> SummaryListener::serve(tcp::socket socket, std::string remote) {
 template <class Stream>
 awaitable<void> SummaryListener::answer(Stream& stream, unsigned status, std::string body,
                                         unsigned retry_after) {
-  http::response<http::string_body> res{static_cast<http::status>(status), 11};
-  res.set(http::field::server, "sumcached");
-  if (retry_after > 0) res.set(http::field::retry_after, std::to_string(retry_after));
-  res.set(http::field::content_type, "text/plain");
+  beast::http::response<beast::http::string_body> res{static_cast<beast::http::status>(status), 11};
+  res.set(beast::http::field::server, "sumcached");
+  if (retry_after > 0) res.set(beast::http::field::retry_after, std::to_string(retry_after));
+  res.set(beast::http::field::content_type, "text/plain");
   res.body() = std::move(body) + "\n";
   res.keep_alive(false);
   res.prepare_payload();
   beast::get_lowest_layer(stream).expires_after(limits_.timeout);
-  auto [ec, n] = co_await http::async_write(stream, res, use_nothrow);
+  auto [ec, n] = co_await beast::http::async_write(stream, res, use_nothrow);
   if (!ec) co_await linger(stream, limits_.head_timeout);
 }
 
 template <class Stream>
 awaitable<void> SummaryListener::serve_request(Stream& stream, const std::string& remote) {
   beast::flat_buffer buffer(kMaxHeadBytes);
-  http::request_parser<http::empty_body> parser;
+  beast::http::request_parser<beast::http::empty_body> parser;
   parser.header_limit(kMaxHeadBytes);
   // Lengths are the gate's to judge, per peer: the parser's own limit is off.
   parser.body_limit(std::numeric_limits<std::uint64_t>::max());
-  auto [rec, n] = co_await http::async_read_header(stream, buffer, parser, use_nothrow);
+  auto [rec, n] = co_await beast::http::async_read_header(stream, buffer, parser, use_nothrow);
   if (rec == beast::error::timeout) {
     refused(Refusal::head, remote, "no request head within cluster.peer_head_timeout_ms");
     co_return;
   }
-  if (rec == http::error::end_of_stream || rec == asio::error::eof ||
+  if (rec == beast::http::error::end_of_stream || rec == asio::error::eof ||
       rec == asio::error::connection_reset) {
     co_return;  // closed without a request
   }
@@ -173,7 +173,7 @@ awaitable<void> SummaryListener::serve_request(Stream& stream, const std::string
   head.target = req.target();
   if (node != req.end()) head.node = node->value();
   if (length) head.content_length = *length;
-  head.transfer_encoding = req.count(http::field::transfer_encoding) > 0;
+  head.transfer_encoding = req.count(beast::http::field::transfer_encoding) > 0;
   std::size_t peer = 0;
   if (Verdict v = gate_.admit(head, peer)) {
     const std::string who =
@@ -185,10 +185,10 @@ awaitable<void> SummaryListener::serve_request(Stream& stream, const std::string
   SummaryRequest request{req.method(),
                          std::string(req.target()),
                          std::string(*head.node),
-                         std::string(req[http::field::if_none_match]),
+                         std::string(req[beast::http::field::if_none_match]),
                          {},
                          remote};
-  if (request.method == http::verb::post) {
+  if (request.method == beast::http::verb::post) {
     const bool invalidations = is_invalidations(head);
     struct Hold {
       SummaryGate& gate;
@@ -208,15 +208,16 @@ awaitable<void> SummaryListener::serve_request(Stream& stream, const std::string
     if (request.body.size() != *length) co_return;  // refused or cut short: answered or closed
   }
   SummaryResponse out = gate_.handle(request);
-  http::response<http::string_body> res{static_cast<http::status>(out.status), 11};
-  res.set(http::field::server, "sumcached");
-  if (!out.etag.empty()) res.set(http::field::etag, out.etag);
-  if (!out.body.empty()) res.set(http::field::content_type, out.content_type);
+  beast::http::response<beast::http::string_body> res{static_cast<beast::http::status>(out.status),
+                                                      11};
+  res.set(beast::http::field::server, "sumcached");
+  if (!out.etag.empty()) res.set(beast::http::field::etag, out.etag);
+  if (!out.body.empty()) res.set(beast::http::field::content_type, out.content_type);
   res.body() = std::move(out.body);
   res.keep_alive(false);
   res.prepare_payload();
   beast::get_lowest_layer(stream).expires_after(limits_.timeout);
-  co_await http::async_write(stream, res, use_nothrow);
+  co_await beast::http::async_write(stream, res, use_nothrow);
 }
 
 template <class Stream>

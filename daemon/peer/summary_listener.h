@@ -25,7 +25,7 @@
 namespace sumcache::daemon {
 
 struct SummaryRequest {
-  http::verb method = http::verb::get;
+  beast::http::verb method = beast::http::verb::get;
   std::string target;
   std::string from;  // X-Sumcache-Node: a configured peer's id (the gate checked)
   std::string if_none_match;

@@ -69,7 +69,7 @@ awaitable<bool> wait_for_request(WorkerContext& worker, ClientConnection& client
 // the socket when it expires, leaving no way to send the 408 (RFC 9110
 // §15.5.9); this timer only cancels the read.
 awaitable<std::tuple<error_code, std::size_t>> read_head(
-    ClientConnection& client, http::request_parser<http::buffer_body>& parser,
+    ClientConnection& client, beast::http::request_parser<beast::http::buffer_body>& parser,
     std::chrono::milliseconds timeout) {
   // The expiry may already be queued when the head arrives: it then finds the
   // read over (`reading` false) and touches nothing.
@@ -86,7 +86,7 @@ awaitable<std::tuple<error_code, std::size_t>> read_head(
   });
   client.stream.expires_never();
   auto [ec, n] =
-      co_await http::async_read_header(client.stream, client.buffer, parser, use_nothrow);
+      co_await beast::http::async_read_header(client.stream, client.buffer, parser, use_nothrow);
   race->reading = false;
   deadline.cancel();
   if (ec && race->timed_out) ec = beast::error::timeout;
@@ -95,8 +95,9 @@ awaitable<std::tuple<error_code, std::size_t>> read_head(
 
 // Beast's own refusals that are about where the body ends.
 bool is_framing_error(error_code ec) {
-  return ec == http::error::bad_transfer_encoding || ec == http::error::bad_content_length ||
-         ec == http::error::multiple_content_length;
+  return ec == beast::http::error::bad_transfer_encoding ||
+         ec == beast::http::error::bad_content_length ||
+         ec == beast::http::error::multiple_content_length;
 }
 
 // Counts a request refused for its framing and logs it, at most one line a
@@ -127,8 +128,8 @@ void note_peer_object_refusal(WorkerContext& worker, PeerObjectRefusal why,
   shared.log.warn(line);
 }
 
-bool is_cacheable_method(http::verb method) {
-  return method == http::verb::get || method == http::verb::head;
+bool is_cacheable_method(beast::http::verb method) {
+  return method == beast::http::verb::get || method == beast::http::verb::head;
 }
 
 // `peer`: a verified peer request, which bypassed access.allow_clients and so
@@ -136,24 +137,25 @@ bool is_cacheable_method(http::verb method) {
 // node's miss path without other peers (docs/peers.md).
 awaitable<unsigned> dispatch(WorkerContext& worker, CacheService* cache, const Settings& settings,
                              ClientConnection& client,
-                             http::request_parser<http::buffer_body>& parser, AccessRecord& record,
-                             PeerScope peer) {
+                             beast::http::request_parser<beast::http::buffer_body>& parser,
+                             AccessRecord& record, PeerScope peer) {
   auto& req = parser.get();
   const auto& config = settings.config;
   const unsigned version = req.version();
-  const auto via = req[http::field::via];
+  const auto via = req[beast::http::field::via];
   if (!via.empty() && via_has_node({{"Via", std::string(via)}}, config.node.id)) {
     record.result = CacheResult::error;
-    co_return co_await send_error(client, settings, http::status::loop_detected,
+    co_return co_await send_error(client, settings, beast::http::status::loop_detected,
                                   "forwarding loop: the request already passed " + config.node.id,
                                   version);
   }
-  const auto host = req[http::field::host];
+  const auto host = req[beast::http::field::host];
   auto routed = route_request(config, req.method_string(), req.target(),
                               host.empty() ? std::nullopt : std::optional(host));
   if (auto* refusal = std::get_if<RouteRefusal>(&routed)) {
     record.result = CacheResult::error;
-    co_return co_await send_error(client, settings, static_cast<http::status>(refusal->status),
+    co_return co_await send_error(client, settings,
+                                  static_cast<beast::http::status>(refusal->status),
                                   refusal->reason, version);
   }
   const Route& route = std::get<Route>(routed);
@@ -166,12 +168,12 @@ awaitable<unsigned> dispatch(WorkerContext& worker, CacheService* cache, const S
   if (peer != PeerScope::none) {
     if (cache == nullptr || route.kind == RouteKind::tunnel || !is_cacheable_method(req.method())) {
       record.result = CacheResult::miss;
-      co_return co_await send_error(client, settings, http::status::gateway_timeout,
+      co_return co_await send_error(client, settings, beast::http::status::gateway_timeout,
                                     "only-if-cached: not in this cache", version);
     }
     co_return co_await cache->serve(worker, settings, client, parser, route, record, peer);
   }
-  if (req.method() == http::verb::purge) {
+  if (req.method() == beast::http::verb::purge) {
     co_return co_await serve_purge_method(worker, cache, settings, client, route, version, record,
                                           req[config.cache.tag_header]);
   }
@@ -195,13 +197,13 @@ awaitable<unsigned> dispatch(WorkerContext& worker, CacheService* cache, const S
 }
 
 void fill_record(AccessRecord& record, const ClientConnection& client,
-                 const http::request_header<>& req) {
+                 const beast::http::request_header<>& req) {
   record.client = client.address_text;
   record.method = std::string(req.method_string());
   record.url = std::string(req.target());
   record.version = req.version();
-  record.user_agent = std::string(req[http::field::user_agent]);
-  record.referer = std::string(req[http::field::referer]);
+  record.user_agent = std::string(req[beast::http::field::user_agent]);
+  record.referer = std::string(req[beast::http::field::referer]);
 }
 
 // Who the client is, and the socket options every client connection gets.
@@ -238,7 +240,7 @@ awaitable<void> serve_requests(WorkerContext& worker, CacheService* cache, Clien
     record.start = std::chrono::system_clock::now();
     const auto started = std::chrono::steady_clock::now();
     const std::uint64_t bytes_before = client.bytes_out;
-    http::request_parser<http::buffer_body> parser;
+    beast::http::request_parser<beast::http::buffer_body> parser;
     parser.header_limit(static_cast<std::uint32_t>(limits.max_header_bytes));
     parser.body_limit(limits.max_body_bytes);
     auto [rec, n] = co_await read_head(client, parser, limits.client_request_timeout_ms);
@@ -272,7 +274,8 @@ awaitable<void> serve_requests(WorkerContext& worker, CacheService* cache, Clien
         record.result = CacheResult::error;
         const std::string reason = make_error_code(refusal->reason).message();
         note_framing_refusal(worker, client, reason);
-        status = co_await send_error(client, *settings, static_cast<http::status>(refusal->status),
+        status = co_await send_error(client, *settings,
+                                     static_cast<beast::http::status>(refusal->status),
                                      "malformed request: " + reason, parser.get().version());
       } else if (peer_check.kind == PeerRequestKind::refused) {
         client.keep_alive = false;
@@ -284,13 +287,13 @@ awaitable<void> serve_requests(WorkerContext& worker, CacheService* cache, Clien
         record.result = CacheResult::error;
         note_peer_object_refusal(worker, PeerObjectRefusal::not_peer, client.address_text,
                                  "a request that is not a verified peer's");
-        status = co_await send_error(client, *settings, http::status::forbidden,
+        status = co_await send_error(client, *settings, beast::http::status::forbidden,
                                      "this port serves verified peer requests only",
                                      parser.get().version());
       } else if (!verified_peer && !settings->clients.allows(client.address)) {
         client.keep_alive = false;
         record.result = CacheResult::error;
-        status = co_await send_error(client, *settings, http::status::forbidden,
+        status = co_await send_error(client, *settings, beast::http::status::forbidden,
                                      "client " + client.address_text + " is not allowed",
                                      parser.get().version());
       } else {

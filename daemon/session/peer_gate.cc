@@ -10,7 +10,8 @@
 namespace sumcache::daemon {
 namespace {
 
-std::vector<std::string_view> values_of(const http::request_header<>& req, std::string_view name) {
+std::vector<std::string_view> values_of(const beast::http::request_header<>& req,
+                                        std::string_view name) {
   std::vector<std::string_view> values;
   for (auto [it, end] = req.equal_range(name); it != end; ++it) values.push_back(it->value());
   return values;
@@ -18,7 +19,8 @@ std::vector<std::string_view> values_of(const http::request_header<>& req, std::
 
 }  // namespace
 
-PeerRequestCheck check_peer_headers(const Settings& settings, const http::request_header<>& req,
+PeerRequestCheck check_peer_headers(const Settings& settings,
+                                    const beast::http::request_header<>& req,
                                     const PeerService* peers) {
   // Most requests carry neither field: no allocation for them.
   if (req.find(kPeerRequestHeader) == req.end() &&
@@ -64,7 +66,7 @@ awaitable<unsigned> refuse_peer_request(WorkerContext& worker, const Settings& s
       shared.log.warn(line);
     }
   }
-  co_return co_await send_error(client, settings, http::status::forbidden,
+  co_return co_await send_error(client, settings, beast::http::status::forbidden,
                                 "peer request refused: " + check.reason.message(), version);
 }
 

@@ -13,7 +13,8 @@ namespace sumcache::daemon {
 class PeerService;
 
 // `peers`: the cluster's live table, null without one (then config.peers).
-PeerRequestCheck check_peer_headers(const Settings& settings, const http::request_header<>& req,
+PeerRequestCheck check_peer_headers(const Settings& settings,
+                                    const beast::http::request_header<>& req,
                                     const PeerService* peers);
 
 // Sends the 403 for a refused check; returns the status sent.

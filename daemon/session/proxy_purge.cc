@@ -28,7 +28,7 @@ awaitable<unsigned> serve_purge_method(WorkerContext& worker, CacheService* cach
   record.hierarchy = {};
   if (!settings.admin_clients.allows(client.address)) {
     record.result = CacheResult::error;
-    co_return co_await send_error(client, settings, http::status::forbidden,
+    co_return co_await send_error(client, settings, beast::http::status::forbidden,
                                   "PURGE is allowed only from admin.allow networks", version);
   }
   const bool by_tag = !tags.empty();
@@ -39,7 +39,7 @@ awaitable<unsigned> serve_purge_method(WorkerContext& worker, CacheService* cach
                                    [](const std::string& t) { return valid_purge_tag(t); });
     if (named.tags.empty() || named.too_many || named.too_long > 0 || !valid) {
       record.result = CacheResult::error;
-      co_return co_await send_error(client, settings, http::status::bad_request,
+      co_return co_await send_error(client, settings, beast::http::status::bad_request,
                                     settings.config.cache.tag_header + ": 1 to " +
                                         std::to_string(kMaxTagsPerPurge) + " tags of at most " +
                                         std::to_string(kMaxTagBytes) + " bytes",
@@ -68,11 +68,11 @@ awaitable<unsigned> serve_purge_method(WorkerContext& worker, CacheService* cach
                          std::to_string(purged) + " objects removed, acknowledged by " +
                          std::to_string(reach.acked) + " of " + std::to_string(reach.total) +
                          " nodes");
-  const auto status = purged > 0 ? http::status::ok : http::status::not_found;
-  http::response<http::string_body> res{status, version == 10 ? 10U : 11U};
-  res.set(http::field::content_type, "application/json");
-  res.set(http::field::cache_control, "no-store");
-  res.set(http::field::via, settings.via);
+  const auto status = purged > 0 ? beast::http::status::ok : beast::http::status::not_found;
+  beast::http::response<beast::http::string_body> res{status, version == 10 ? 10U : 11U};
+  res.set(beast::http::field::content_type, "application/json");
+  res.set(beast::http::field::cache_control, "no-store");
+  res.set(beast::http::field::via, settings.via);
   nlohmann::ordered_json body{{"purged", purged}};
   if (by_tag) {
     body["tag"] = std::string(tags);
@@ -85,7 +85,7 @@ awaitable<unsigned> serve_purge_method(WorkerContext& worker, CacheService* cach
   res.keep_alive(client.keep_alive);
   res.prepare_payload();
   client.stream.expires_after(settings.config.limits.upstream_io_timeout_ms);
-  auto [ec, n] = co_await http::async_write(client.stream, res, use_nothrow);
+  auto [ec, n] = co_await beast::http::async_write(client.stream, res, use_nothrow);
   client.bytes_out += n;
   if (ec) client.keep_alive = false;
   co_return static_cast<unsigned>(status);

@@ -15,6 +15,6 @@ namespace sumcache::daemon {
 // is 408 (RFC 9110 §15.5.9), one over limits.max_header_bytes 431 (RFC 6585
 // §5), a body over limits.max_body_bytes 413 (RFC 9110 §15.5.14), anything
 // Beast refuses as malformed 400 (RFC 9112 §2.2).
-std::optional<std::pair<http::status, std::string>> read_failure(error_code ec);
+std::optional<std::pair<beast::http::status, std::string>> read_failure(error_code ec);
 
 }  // namespace sumcache::daemon

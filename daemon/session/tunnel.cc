@@ -34,17 +34,18 @@ awaitable<unsigned> run_tunnel(WorkerContext& worker, const Settings& settings,
   auto [ec, upstream] = co_await worker.pool.connect(route.upstream, "");
   if (ec) {
     const bool timed_out = ec == beast::error::timeout || ec == asio::error::timed_out;
-    auto status = timed_out ? http::status::gateway_timeout : http::status::bad_gateway;
+    auto status =
+        timed_out ? beast::http::status::gateway_timeout : beast::http::status::bad_gateway;
     std::string reason = "cannot connect to " + route.upstream.pool_key() + ": " + ec.message();
     if (is_destination_refusal(ec)) {
-      status = http::status::forbidden;
+      status = beast::http::status::forbidden;
       reason = ec.message();
     } else {
       log_upstream_failure(worker.shared, static_cast<unsigned>(status), route, ec);
     }
     auto res = make_error_response(status, reason, false, 11, settings.via);
     client.stream.expires_after(limits.upstream_io_timeout_ms);
-    auto [wec, n] = co_await http::async_write(client.stream, res, use_nothrow);
+    auto [wec, n] = co_await beast::http::async_write(client.stream, res, use_nothrow);
     client.bytes_out += n;
     co_return static_cast<unsigned>(status);
   }

@@ -52,8 +52,8 @@ const sumcache::config::Config& reverse_config() {
 
 bool forwardable(char c) { return c != '\r' && c != '\n' && c != '\0'; }
 
-void check_forwarded_head(const http::request_header<>& received) {
-  http::request_header<> head = received;
+void check_forwarded_head(const beast::http::request_header<>& received) {
+  beast::http::request_header<> head = received;
   strip_hop_by_hop(head);
   append_via(head, "1.1 edge-1");
   for (const auto& field : head) {
@@ -66,7 +66,7 @@ void check_forwarded_head(const http::request_header<>& received) {
 // The proxy's framing check, which runs first: false when it refuses the
 // request (4xx and close). What it accepts, Beast must frame the same way, or
 // the two would disagree on where the body ends.
-bool framing_accepted(const http::request_parser<http::buffer_body>& parser) {
+bool framing_accepted(const beast::http::request_parser<beast::http::buffer_body>& parser) {
   const auto& head = parser.get();
   const auto framing = request_framing(head.version(), framing_fields(head.base()));
   const auto* body = std::get_if<BodyFraming>(&framing);
@@ -89,10 +89,10 @@ bool framing_accepted(const http::request_parser<http::buffer_body>& parser) {
 }
 
 // What the proxy decides from a head before it forwards anything.
-void inspect_head(const http::request_header<>& head) {
+void inspect_head(const beast::http::request_header<>& head) {
   const HeaderList headers = to_header_list(head);
   static_cast<void>(via_has_node(headers, "edge-1"));
-  const auto host = head[http::field::host];
+  const auto host = head[beast::http::field::host];
   const auto host_value = host.empty() ? std::nullopt : std::optional(host);
   for (const auto* config : {&forward_config(), &reverse_config()}) {
     const auto routed = route_request(*config, head.method_string(), head.target(), host_value);
@@ -120,7 +120,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto& limits = forward_config().limits;
   std::string_view input(reinterpret_cast<const char*>(data), size);
   for (int i = 0; i < kMaxRequests && !input.empty(); ++i) {
-    http::request_parser<http::buffer_body> parser;
+    beast::http::request_parser<beast::http::buffer_body> parser;
     parser.header_limit(static_cast<std::uint32_t>(limits.max_header_bytes));
     parser.body_limit(limits.max_body_bytes);
     if (fuzz::read_head(parser, input)) return 0;  // the proxy answers 4xx and closes

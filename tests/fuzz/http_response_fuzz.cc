@@ -39,8 +39,8 @@ constexpr int kMaxInterim = 8;  // bounded per run; the proxy reads until the fi
 
 bool forwardable(char c) { return c != '\r' && c != '\n' && c != '\0'; }
 
-void check_relayed(const http::response_header<>& received) {
-  http::response_header<> head = received;
+void check_relayed(const beast::http::response_header<>& received) {
+  beast::http::response_header<> head = received;
   strip_hop_by_hop(head);
   append_via(head, "1.1 edge-1");
   for (const auto& field : head) {
@@ -49,7 +49,7 @@ void check_relayed(const http::response_header<>& received) {
   static_cast<void>(serialize_head(head));
 }
 
-void store_and_hit(const http::response_header<>& head, std::uint64_t body_size) {
+void store_and_hit(const beast::http::response_header<>& head, std::uint64_t body_size) {
   static const HeaderList request = {{"Accept-Encoding", "gzip"}, {"Cookie", "a=1"}};
   static const RequestDirectives request_directives;
   const auto now = std::chrono::sys_seconds(std::chrono::seconds(1'700'000'000));
@@ -82,7 +82,7 @@ void store_and_hit(const http::response_header<>& head, std::uint64_t body_size)
 
 // Returns false when the exchange ends here (an error, or no final head).
 bool exchange(std::string_view input, bool head_method) {
-  std::optional<http::response_parser<http::buffer_body>> parser;
+  std::optional<beast::http::response_parser<beast::http::buffer_body>> parser;
   for (int i = 0;; ++i) {
     parser.emplace();
     parser->body_limit(boost::none);

@@ -5,14 +5,14 @@
 namespace sumcache::daemon {
 namespace {
 
-http::fields sample() {
-  http::fields f;
-  f.insert(http::field::host, "example.com");
+beast::http::fields sample() {
+  beast::http::fields f;
+  f.insert(beast::http::field::host, "example.com");
   f.insert("x-custom", "1");
-  f.insert(http::field::content_length, "5");
+  f.insert(beast::http::field::content_length, "5");
   f.insert("X-Custom", "2");
-  f.insert(http::field::transfer_encoding, "chunked");
-  f.insert(http::field::cache_control, "no-cache");
+  f.insert(beast::http::field::transfer_encoding, "chunked");
+  f.insert(beast::http::field::cache_control, "no-cache");
   return f;
 }
 
@@ -27,7 +27,7 @@ TEST(HeaderConvert, KeepsEveryLineAndTheOrderOfEachName_Rfc9110_5_3) {
                                {"Transfer-Encoding", "chunked"},
                                {"Cache-Control", "no-cache"}};
   EXPECT_EQ(to_header_list(sample()), expected);
-  EXPECT_TRUE(to_header_list(http::fields{}).empty());
+  EXPECT_TRUE(to_header_list(beast::http::fields{}).empty());
 }
 
 // RFC 9112 §6: what framing decides on, and nothing else.

@@ -21,7 +21,7 @@ std::tuple<error_code, PeerHttpReply> exchange(PeerHttpRequest request) {
 
 PeerHttpRequest post_to(std::uint16_t port, std::size_t answer_bytes) {
   PeerHttpRequest request;
-  request.method = http::verb::post;
+  request.method = beast::http::verb::post;
   request.host = "127.0.0.1";
   request.port = port;
   request.target = "/obj/answer?size=" + std::to_string(answer_bytes);
@@ -40,7 +40,7 @@ class PeerHttp : public ::testing::Test {
 // answers with more is cut off, not buffered (it used to be read up to 64 MiB).
 TEST_F(PeerHttp, AnAnswerOverTheReplyBoundIsRefused) {
   auto [ec, reply] = exchange(post_to(origin_.port(), kMaxPeerReplyBytes + 1));
-  EXPECT_EQ(ec, http::error::body_limit) << ec.message();
+  EXPECT_EQ(ec, beast::http::error::body_limit) << ec.message();
 }
 
 TEST_F(PeerHttp, AnAnswerWithinTheReplyBoundIsRead) {
@@ -62,7 +62,7 @@ TEST_F(PeerHttp, APullReadsUpToTheBoundItSets) {
   EXPECT_EQ(reply.body.size(), 100000u);
   request.max_reply_bytes = 99999;
   auto [ec2, reply2] = exchange(request);
-  EXPECT_EQ(ec2, http::error::body_limit) << ec2.message();
+  EXPECT_EQ(ec2, beast::http::error::body_limit) << ec2.message();
 }
 
 }  // namespace

@@ -20,7 +20,7 @@ const PeerLimits kPeer{true, 1 << 20};
 
 SummaryHead post(std::optional<std::uint64_t> length, std::string_view node = "node-b") {
   SummaryHead h;
-  h.method = http::verb::post;
+  h.method = beast::http::verb::post;
   h.target = kSummaryPath;
   h.node = node;
   h.content_length = length;
@@ -30,7 +30,7 @@ SummaryHead post(std::optional<std::uint64_t> length, std::string_view node = "n
 TEST(CheckHead, AKnownPeerWithALengthInBoundsGoesOn) {
   EXPECT_FALSE(check_head(post(1000), kPeer));
   SummaryHead get = post(std::nullopt);
-  get.method = http::verb::get;
+  get.method = beast::http::verb::get;
   EXPECT_FALSE(check_head(get, kPeer));
 }
 
@@ -39,7 +39,7 @@ TEST(CheckHead, PathAndMethodComeFirst) {
   h.target = "/other";
   EXPECT_EQ(check_head(h, {}).status, 404U);
   h = post(1000);
-  h.method = http::verb::put;
+  h.method = beast::http::verb::put;
   EXPECT_EQ(check_head(h, kPeer).status, 405U);
   EXPECT_EQ(check_head(h, kPeer).reason, Refusal::route);
 }
@@ -83,7 +83,7 @@ TEST(CheckHead, InvalidationsArePostedOnly) {
   EXPECT_FALSE(is_invalidations(post(100)));
   EXPECT_FALSE(check_head(invalidations(100), kPeer));
   SummaryHead get = invalidations(std::nullopt);
-  get.method = http::verb::get;
+  get.method = beast::http::verb::get;
   EXPECT_EQ(check_head(get, kPeer).status, 405U);
   EXPECT_EQ(check_head(get, kPeer).reason, Refusal::route);
 }
