@@ -134,7 +134,6 @@ StatsSnapshot collect_stats(const AdminContext& context) {
     }
     s.peer_listener_accept_failures = peers->listener_accept_failures();
     s.peer_encode_failures = peers->encode_failures();
-    }
   }
   return s;
 }
