@@ -7,10 +7,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "daemon/observe/rate_window.h"
+#include "daemon/exchange/proxy_context.h"
 #include "daemon/log/log_limiter.h"
 #include "daemon/net/accept_loop.h"
-#include "daemon/exchange/proxy_context.h"
+#include "daemon/observe/rate_window.h"
 
 namespace sumcache::daemon {
 
@@ -44,14 +44,14 @@ struct AdminContext {
   PeerService* peers() const;
 
   ProxyShared& shared;
-  CacheService* cache;  // null when nothing is cached
+  CacheService* cache;           // null when nothing is cached
   std::vector<Worker*> workers;  // their counters and upstream pools, for /stats
   RateWindow window{0};
   std::uint32_t sessions = 0;
   AdminWaitingList waiting;
   LogLimiter full_log;  // "sessions at the cap", once a second at most
   std::uint64_t sessions_closed = 0;  // idle sessions closed to admit a new one
-  AcceptCounters accept_failures;  // the admin listener's own, for /metrics
+  AcceptCounters accept_failures;     // the admin listener's own, for /metrics
 };
 
 }  // namespace sumcache::daemon

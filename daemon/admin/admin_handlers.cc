@@ -5,13 +5,13 @@
 #include "daemon/admin/admin_routes.h"
 #include "daemon/admin/dashboard_page.h"
 #include "daemon/admin/metrics_text.h"
-#include "daemon/session/purge_answer.h"
-#include "daemon/session/purge_request.h"
 #include "daemon/admin/stats_collect.h"
 #include "daemon/admin/stats_json.h"
 #include "daemon/admin/token_check.h"
 #include "daemon/cache/cache_service.h"
 #include "daemon/peer/peer_service.h"
+#include "daemon/session/purge_answer.h"
+#include "daemon/session/purge_request.h"
 #include "daemon/session/worker.h"
 
 namespace sumcache::daemon {
@@ -165,8 +165,7 @@ AdminResponse serve(AdminContext& context, AdminEndpoint endpoint, const Setting
       return json_response(200, body);
     }
     case AdminEndpoint::filter:
-      return json_response(
-          200, filter_json(collect_stats(context)));
+      return json_response(200, filter_json(collect_stats(context)));
     case AdminEndpoint::healthz:
       return text_response(200, "ok\n");
     case AdminEndpoint::readyz:

@@ -3,8 +3,8 @@
 
 #include <cstdint>
 
-#include "daemon/admin/stats_snapshot.h"
 #include "daemon/admin/admin_context.h"
+#include "daemon/admin/stats_snapshot.h"
 
 namespace sumcache::daemon {
 

@@ -10,16 +10,16 @@
 #include <utility>
 #include <vector>
 
+#include "daemon/exchange/upstream_pool.h"
 #include "daemon/net/accept_policy.h"
 #include "daemon/observe/latency_histogram.h"
+#include "daemon/observe/proxy_stats.h"
 #include "daemon/observe/rate_window.h"
 #include "daemon/observe/request_metrics.h"
 #include "daemon/peer/cluster_invalidations.h"
 #include "daemon/peer/listener_refusals.h"
 #include "daemon/peer/peer_status.h"
-#include "daemon/observe/proxy_stats.h"
 #include "daemon/store/store_options.h"
-#include "daemon/exchange/upstream_pool.h"
 #include "filters/hashing.h"
 
 namespace sumcache::daemon {
@@ -83,7 +83,7 @@ struct StatsSnapshot {
   AcceptCounts admin_accept_failures{};
   AcceptCounts peer_listener_accept_failures{};
   std::uint64_t peer_encode_failures = 0;  // own summary and invalidation messages not encoded
-  std::uint64_t fills_not_stored = 0;  // cache fills the store refused
+  std::uint64_t fills_not_stored = 0;      // cache fills the store refused
   UpstreamPoolStats upstream;  // summed over the workers' pools
   PeerStatusList peers;
   std::optional<RefusalCounts> peer_listener_refusals;  // summary mode only

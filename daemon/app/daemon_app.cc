@@ -3,11 +3,11 @@
 #include <csignal>
 #include <iostream>
 
+#include "daemon/app/server.h"
 #include "daemon/cache/cache_service.h"
 #include "daemon/log/access_log.h"
 #include "daemon/log/logger.h"
 #include "daemon/peer/peer_service.h"
-#include "daemon/app/server.h"
 #include "protocol/invalidation_message.h"
 #include "protocol/wire_sizing.h"
 

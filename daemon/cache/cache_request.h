@@ -5,11 +5,11 @@
 #include <chrono>
 
 #include "daemon/cache/cached_meta.h"
-#include "daemon/http/cache_control.h"
-#include "daemon/log/access_log.h"
 #include "daemon/exchange/client_connection.h"
 #include "daemon/exchange/proxy_context.h"
 #include "daemon/exchange/request_route.h"
+#include "daemon/http/cache_control.h"
+#include "daemon/log/access_log.h"
 #include "daemon/store/stored_object.h"
 
 namespace sumcache::daemon {

@@ -8,11 +8,11 @@
 #include <memory>
 
 #include "daemon/cache/inflight_table.h"
+#include "daemon/exchange/forward_flow.h"
 #include "daemon/http/freshness.h"
 #include "daemon/http/use_decision.h"
 #include "daemon/log/access_log.h"
 #include "daemon/peer/purge_reach.h"
-#include "daemon/exchange/forward_flow.h"
 #include "daemon/store/store.h"
 
 namespace sumcache::daemon {

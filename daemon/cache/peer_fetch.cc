@@ -10,8 +10,8 @@
 #include "daemon/cache/cache_request.h"
 #include "daemon/cache/cache_service.h"
 #include "daemon/cache/peer_upstream.h"
-#include "daemon/peer/peer_service.h"
 #include "daemon/exchange/response_relay.h"
+#include "daemon/peer/peer_service.h"
 
 namespace sumcache::daemon {
 

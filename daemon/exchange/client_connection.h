@@ -3,20 +3,19 @@
 // read and write), the read buffer that may already hold pipelined requests,
 // and who the client is.
 
+#include <boost/intrusive/list.hpp>
 #include <string>
 
-#include <boost/intrusive/list.hpp>
-
+#include "daemon/exchange/client_stream.h"
 #include "daemon/net/asio.h"
 #include "daemon/net/cidr.h"
-#include "daemon/exchange/client_stream.h"
 
 namespace sumcache::daemon {
 
 // The hook puts a connection in its worker's idle list with no allocation,
 // and takes it out when the connection is destroyed.
-using IdleHook = boost::intrusive::list_base_hook<
-    boost::intrusive::link_mode<boost::intrusive::auto_unlink>>;
+using IdleHook =
+    boost::intrusive::list_base_hook<boost::intrusive::link_mode<boost::intrusive::auto_unlink>>;
 
 struct ClientConnection : IdleHook {
   explicit ClientConnection(ClientStream s) : stream(std::move(s)) {}

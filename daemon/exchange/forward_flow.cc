@@ -24,8 +24,7 @@ beast::http::request_header<> make_upstream_head(const beast::http::request_head
   if (settings.config.mode == config::Mode::reverse) {
     const auto prior = head["X-Forwarded-For"];
     head.set("X-Forwarded-For",
-             prior.empty() ? client.address_text
-                           : std::string(prior) + ", " + client.address_text);
+             prior.empty() ? client.address_text : std::string(prior) + ", " + client.address_text);
   }
   // Transfer-Encoding is hop-by-hop, but the body still needs framing upstream.
   if (body_chunked) head.set(beast::http::field::transfer_encoding, "chunked");
@@ -90,8 +89,7 @@ awaitable<ForwardResult> forward_request(
       make_upstream_head(req.base(), parser.chunked(), route, settings, client),
       req.method() == beast::http::verb::head,
       {}};
-  auto [ec, response] =
-      co_await exchange_with_upstream(worker, limits, upstream, &client, &parser);
+  auto [ec, response] = co_await exchange_with_upstream(worker, limits, upstream, &client, &parser);
   if (upstream.client_error) {
     client.keep_alive = false;
     const bool timed_out = upstream.client_error == beast::error::timeout;

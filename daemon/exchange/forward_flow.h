@@ -42,7 +42,7 @@ awaitable<unsigned> send_upstream_error(ProxyShared& shared, ClientConnection& c
 
 struct ForwardResult {
   unsigned status = 0;
-  std::string location;          // of the response, for invalidation (RFC 9111 §4.4)
+  std::string location;  // of the response, for invalidation (RFC 9111 §4.4)
   std::string content_location;
 };
 

@@ -13,15 +13,15 @@
 #include <optional>
 
 #include "config/config.h"
-#include "daemon/observe/request_metrics.h"
+#include "daemon/exchange/client_connection.h"
+#include "daemon/exchange/upstream_pool.h"
 #include "daemon/log/access_log.h"
 #include "daemon/log/log_limiter.h"
 #include "daemon/log/logger.h"
 #include "daemon/net/cidr.h"
 #include "daemon/net/destination_policy.h"
-#include "daemon/exchange/client_connection.h"
 #include "daemon/observe/proxy_stats.h"
-#include "daemon/exchange/upstream_pool.h"
+#include "daemon/observe/request_metrics.h"
 
 namespace sumcache::daemon {
 
@@ -29,8 +29,8 @@ namespace sumcache::daemon {
 struct Settings {
   config::Config config;
   AccessList clients;
-  AccessList admin_clients;  // admin.allow: the admin listener and the PURGE method
-  std::string via;  // our Via member, "1.1 <node-id>"
+  AccessList admin_clients;      // admin.allow: the admin listener and the PURGE method
+  std::string via;               // our Via member, "1.1 <node-id>"
   AccessList deny_destinations;  // access.deny_destinations
   OwnListeners own_listeners;    // filled by the Server once its listeners are bound
   // Who may connect to the peer object listener: cluster.peer_allow, or the
@@ -65,10 +65,10 @@ struct ProxyShared {
   LogLimiter truncated_log;  // bodies cut short upstream (response_relay.cc)
   std::atomic<bool> draining{false};
   std::atomic<std::uint32_t> connections{0};
-  LogLimiter peer_auth_log;  // refused peer requests: a line per second at most
-  LogLimiter framing_log;  // requests refused for their framing: one line per second
-  LogLimiter peer_object_log;  // refusals on the peer object listener
-  LogLimiter owner_fallback_log;  // owner fetches that went to the origin
+  LogLimiter peer_auth_log;            // refused peer requests: a line per second at most
+  LogLimiter framing_log;              // requests refused for their framing: one line per second
+  LogLimiter peer_object_log;          // refusals on the peer object listener
+  LogLimiter owner_fallback_log;       // owner fetches that went to the origin
   std::atomic<bool> listening{false};  // every proxy listener is accepting
   // Degraded paths, each logged once a second at most with the count held back.
   LogLimiter refused_destination_log;
@@ -83,7 +83,7 @@ struct WorkerContext {
   asio::any_io_executor executor;
   UpstreamPool& pool;
   std::string tls_server_name;  // reverse mode: SNI and verified name for the origin
-  IdleConnections idle;  // waiting for a request: closed at once on drain
+  IdleConnections idle;         // waiting for a request: closed at once on drain
   // This worker's counters: written by its thread only, read by the admin.
   ProxyStats stats;
   RequestMetrics metrics;

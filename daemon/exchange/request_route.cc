@@ -59,8 +59,7 @@ std::string origin_form(const EffectiveUri& uri) {
 }
 
 std::variant<Route, RouteRefusal> route_request(const config::Config& config,
-                                                std::string_view method,
-                                                std::string_view target,
+                                                std::string_view method, std::string_view target,
                                                 std::optional<std::string_view> host) {
   const bool connect = method == "CONNECT";
   if (config.mode == config::Mode::forward) {

@@ -12,8 +12,8 @@
 #include <variant>
 
 #include "config/config.h"
-#include "daemon/http/cache_key.h"
 #include "daemon/exchange/origin.h"
+#include "daemon/http/cache_key.h"
 
 namespace sumcache::daemon {
 
@@ -34,8 +34,7 @@ struct RouteRefusal {
 };
 
 std::variant<Route, RouteRefusal> route_request(const config::Config& config,
-                                                std::string_view method,
-                                                std::string_view target,
+                                                std::string_view method, std::string_view target,
                                                 std::optional<std::string_view> host);
 
 // "/path?query" of a URI: what an origin receives.

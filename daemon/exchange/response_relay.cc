@@ -3,8 +3,8 @@
 #include <span>
 #include <utility>
 
-#include "daemon/log/log_limiter.h"
 #include "daemon/exchange/head_writer.h"
+#include "daemon/log/log_limiter.h"
 
 namespace sumcache::daemon {
 namespace {

@@ -10,8 +10,8 @@
 #include <cstdint>
 #include <variant>
 
-#include "daemon/net/asio.h"
 #include "daemon/exchange/origin.h"
+#include "daemon/net/asio.h"
 
 namespace sumcache::daemon {
 

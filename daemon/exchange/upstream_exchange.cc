@@ -1,9 +1,9 @@
 #include "daemon/exchange/upstream_exchange.h"
 
-#include "daemon/http/message_framing.h"
-#include "daemon/http/upstream_replay.h"
 #include "daemon/exchange/head_writer.h"
 #include "daemon/exchange/header_convert.h"
+#include "daemon/http/message_framing.h"
+#include "daemon/http/upstream_replay.h"
 
 namespace sumcache::daemon {
 namespace {
@@ -74,7 +74,8 @@ awaitable<error_code> read_final_head(Stream& up, UpstreamResponse& res,
     if (client != nullptr) {
       std::string interim = serialize_head(res.parser->get().base()) + "\r\n";
       client->stream.expires_after(limits.upstream_io_timeout_ms);
-      auto [wec, wn] = co_await asio::async_write(client->stream, asio::buffer(interim), use_nothrow);
+      auto [wec, wn] =
+          co_await asio::async_write(client->stream, asio::buffer(interim), use_nothrow);
       if (wec) co_return wec;
       client->bytes_out += wn;
     }

@@ -29,7 +29,7 @@ struct UpstreamRequest {
   Origin origin;
   std::string_view tls_server_name;
   beast::http::request_header<> head;  // as it goes upstream: target, Host, Via, no hop-by-hop
-  bool head_method = false;     // the response to HEAD has no body
+  bool head_method = false;            // the response to HEAD has no body
   // Set when reading the client's body failed (malformed chunk, timeout):
   // the client's fault, answered with a 4xx rather than a 502.
   error_code client_error;

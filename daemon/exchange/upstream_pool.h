@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
+#include "daemon/exchange/upstream_connection.h"
 #include "daemon/log/log_limiter.h"
 #include "daemon/log/logger.h"
-#include "daemon/exchange/upstream_connection.h"
 
 namespace sumcache::daemon {
 

@@ -41,7 +41,7 @@ struct ProxyStats {
   std::atomic<std::uint64_t> peer_false_hits{0};  // the peer answered 504
   // Copies refused for a tag of a standing tag purge (docs/peers.md).
   std::atomic<std::uint64_t> peer_copies_purged{0};
-  std::atomic<std::uint64_t> peer_errors{0};      // no answer in time, or a bad one
+  std::atomic<std::uint64_t> peer_errors{0};  // no answer in time, or a bad one
   // Misses sent to their owner (cluster.miss_policy "owner"), and those that
   // went to the origin after all: the owner failed or did not answer in time.
   std::atomic<std::uint64_t> owner_fetches{0};

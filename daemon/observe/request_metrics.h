@@ -9,10 +9,10 @@
 #include <atomic>
 #include <cstdint>
 
+#include "daemon/log/access_log.h"
 #include "daemon/observe/latency_histogram.h"
 #include "daemon/observe/proxy_stats.h"
 #include "daemon/observe/rate_window.h"
-#include "daemon/log/access_log.h"
 
 namespace sumcache::daemon {
 

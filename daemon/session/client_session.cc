@@ -266,8 +266,8 @@ awaitable<void> serve_requests(WorkerContext& worker, CacheService* cache, Clien
       const auto framing =
           request_framing(parser.get().version(), framing_fields(parser.get().base()));
       // Before the allow-list: only a verified peer may pass without a place in it.
-      const PeerRequestCheck peer_check = check_peer_headers(
-          *settings, parser.get(), cache != nullptr ? cache->peers() : nullptr);
+      const PeerRequestCheck peer_check =
+          check_peer_headers(*settings, parser.get(), cache != nullptr ? cache->peers() : nullptr);
       const bool verified_peer = peer_check.kind == PeerRequestKind::verified_peer;
       if (const auto* refusal = std::get_if<FramingRefusal>(&framing)) {
         client.keep_alive = false;

@@ -3,8 +3,8 @@
 #include <vector>
 
 #include "daemon/cache/cache_service.h"
-#include "daemon/peer/peer_service.h"
 #include "daemon/exchange/forward_flow.h"
+#include "daemon/peer/peer_service.h"
 #include "protocol/peer_auth.h"
 
 namespace sumcache::daemon {

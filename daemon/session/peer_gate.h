@@ -5,8 +5,8 @@
 // naming the reason, a count per reason in /metrics and a log line at most
 // once per second (with how many were held back).
 
-#include "daemon/peer/peer_request_check.h"
 #include "daemon/exchange/proxy_context.h"
+#include "daemon/peer/peer_request_check.h"
 
 namespace sumcache::daemon {
 

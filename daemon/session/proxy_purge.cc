@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "daemon/session/purge_answer.h"
-#include "daemon/session/purge_request.h"
 #include "daemon/cache/cache_service.h"
 #include "daemon/exchange/forward_flow.h"
+#include "daemon/session/purge_answer.h"
+#include "daemon/session/purge_request.h"
 #include "daemon/store/object_tags.h"
 #include "protocol/invalidation_message.h"
 
@@ -20,9 +20,8 @@ constexpr std::size_t kMaxTagBytes = protocol::kMaxInvalidationTagBytes;
 }  // namespace
 
 awaitable<unsigned> serve_purge_method(WorkerContext& worker, CacheService* cache,
-                                       const Settings& settings,
-                                       ClientConnection& client, const Route& route,
-                                       unsigned version, AccessRecord& record,
+                                       const Settings& settings, ClientConnection& client,
+                                       const Route& route, unsigned version, AccessRecord& record,
                                        std::string_view tags) {
   record.result = CacheResult::pass;
   record.hierarchy = {};

@@ -10,10 +10,10 @@
 // Fastly and Varnish xkey take it, every object with one of its tags goes
 // instead, here and on every peer: {"purged": n, "tag": "...", "nodes": {...}}.
 
-#include "daemon/log/access_log.h"
 #include "daemon/exchange/client_connection.h"
 #include "daemon/exchange/proxy_context.h"
 #include "daemon/exchange/request_route.h"
+#include "daemon/log/access_log.h"
 
 namespace sumcache::daemon {
 
@@ -21,9 +21,8 @@ class CacheService;
 
 // Returns the status sent.
 awaitable<unsigned> serve_purge_method(WorkerContext& worker, CacheService* cache,
-                                       const Settings& settings,
-                                       ClientConnection& client, const Route& route,
-                                       unsigned version, AccessRecord& record,
+                                       const Settings& settings, ClientConnection& client,
+                                       const Route& route, unsigned version, AccessRecord& record,
                                        std::string_view tags = {});
 
 }  // namespace sumcache::daemon

@@ -6,9 +6,9 @@
 #include <future>
 
 #include "daemon/exchange/client_connection.h"
-#include "daemon/session/client_session.h"
 #include "daemon/exchange/destination_guard.h"
 #include "daemon/net/listener.h"
+#include "daemon/session/client_session.h"
 
 namespace sumcache::daemon {
 
@@ -82,7 +82,8 @@ void Worker::admit(const Acceptor& listener, tcp::socket socket) {
   }
   shared.connections.fetch_add(1, std::memory_order_relaxed);
   if (listener.peer_objects != nullptr) {
-    asio::co_spawn(io_, serve_peer_objects(context_, cache_, std::move(socket), *listener.peer_objects),
+    asio::co_spawn(io_,
+                   serve_peer_objects(context_, cache_, std::move(socket), *listener.peer_objects),
                    asio::detached);
   } else {
     asio::co_spawn(io_, serve_client(context_, cache_, std::move(socket)), asio::detached);

@@ -151,15 +151,7 @@ std::error_code Store::insert(StoredObject object) {
   std::error_code ec;
   {
     std::lock_guard lock(s.mutex);
-    EntryRef ref = s.index.find(published->hash, variant);
-    if (ref == kNoEntry) {
-      const IndexShard::Added added = s.index.add(published->hash, variant);
-      if (added.new_key) {
-        filter_.add(published->hash);
-        s.names.add(published->hash, published->key);
-      }
-      ref = added.ref;
-    }
+    const EntryRef ref = find_or_add(s, published->hash, variant, published->key);
     if (set_tags(s, ref, std::move(tags).value())) {
       ec = install(s, ref, std::move(published));
     } else {

@@ -159,6 +159,9 @@ class Store {
   // The tags of an object about to be stored; too_many_tags when it must not be.
   Result<std::vector<std::string>> tags_to_index(const StoredObject& object);
   // Shard lock held:
+  // The entry of (hash, variant); a new key joins the filter and the key names.
+  EntryRef find_or_add(Shard& s, const filters::Hash128& hash, std::uint64_t variant,
+                       std::string_view key);
   bool release_tiers(Shard& s, EntryRef ref);
   void erase_entry(Shard& s, EntryRef ref);
   void evict(Tier tier, Shard& s, EntryRef ref);

@@ -252,15 +252,7 @@ std::error_code Store::adopt_fill(const ObjectPtr& object, StreamedObjectFile& f
   std::error_code ec;
   {
     std::lock_guard lock(s.mutex);
-    EntryRef ref = s.index.find(object->hash, vh);
-    if (ref == kNoEntry) {
-      const IndexShard::Added added = s.index.add(object->hash, vh);
-      if (added.new_key) {
-        filter_.add(object->hash);
-        s.names.add(object->hash, object->key);
-      }
-      ref = added.ref;
-    }
+    const EntryRef ref = find_or_add(s, object->hash, vh, object->key);
     if (!set_tags(s, ref, std::move(tags).value())) {
       erase_entry(s, ref);
       ec = StoreErrc::tag_index_full;

@@ -13,6 +13,17 @@ namespace sumcache::daemon {
 // Takes the entry out of both tiers and forgets its object and queued write.
 // True when a file may exist at its path (in the disk tier, or written by a
 // queued job) that the caller must replace or remove.
+EntryRef Store::find_or_add(Shard& s, const filters::Hash128& hash, std::uint64_t variant,
+                            std::string_view key) {
+  if (const EntryRef ref = s.index.find(hash, variant); ref != kNoEntry) return ref;
+  const IndexShard::Added added = s.index.add(hash, variant);
+  if (added.new_key) {
+    filter_.add(hash);
+    s.names.add(hash, key);
+  }
+  return added.ref;
+}
+
 bool Store::release_tiers(Shard& s, EntryRef ref) {
   IndexEntry& e = s.index.at(ref);
   const bool file_may_exist = e.in(Tier::disk) || e.write_pending;

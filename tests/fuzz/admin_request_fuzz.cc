@@ -12,8 +12,8 @@
 
 #include "daemon/admin/admin_limits.h"
 #include "daemon/admin/admin_routes.h"
-#include "daemon/session/purge_request.h"
 #include "daemon/admin/token_check.h"
+#include "daemon/session/purge_request.h"
 #include "tests/fuzz/beast_feed.h"
 #include "tests/fuzz/fuzz_check.h"
 

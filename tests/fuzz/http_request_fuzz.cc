@@ -18,15 +18,15 @@
 
 #include "config/default_config.h"
 #include "config/load_config.h"
+#include "daemon/exchange/head_writer.h"
+#include "daemon/exchange/header_convert.h"
+#include "daemon/exchange/request_route.h"
 #include "daemon/http/cache_control.h"
 #include "daemon/http/hop_by_hop.h"
 #include "daemon/http/message_framing.h"
 #include "daemon/http/range.h"
 #include "daemon/http/validation.h"
 #include "daemon/http/vary.h"
-#include "daemon/exchange/head_writer.h"
-#include "daemon/exchange/header_convert.h"
-#include "daemon/exchange/request_route.h"
 #include "tests/fuzz/beast_feed.h"
 #include "tests/fuzz/fuzz_check.h"
 

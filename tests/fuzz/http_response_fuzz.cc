@@ -7,10 +7,9 @@
 // meta; then what a later hit computes from that meta.
 //
 // Properties: a final head the framing check (daemon/http/message_framing.h)
-// accepts is framed as Beast reads it; a relayed head carries no CR, LF or NUL in a field; the stored
-// head and meta are what a hit reads back (the meta decodes to what was
-// encoded, the head parses to its own fields); a Content-Length body is read
-// to exactly its length.
+// accepts is framed as Beast reads it; a relayed head carries no CR, LF or NUL in a field; the
+// stored head and meta are what a hit reads back (the meta decodes to what was encoded, the head
+// parses to its own fields); a Content-Length body is read to exactly its length.
 
 #include <chrono>
 #include <cstddef>
@@ -21,12 +20,12 @@
 #include "daemon/cache/cache_fill.h"
 #include "daemon/cache/cached_meta.h"
 #include "daemon/cache/stored_head.h"
+#include "daemon/exchange/head_writer.h"
+#include "daemon/exchange/header_convert.h"
 #include "daemon/http/cacheability.h"
 #include "daemon/http/message_framing.h"
 #include "daemon/http/use_decision.h"
 #include "daemon/http/vary.h"
-#include "daemon/exchange/head_writer.h"
-#include "daemon/exchange/header_convert.h"
 #include "tests/fuzz/beast_feed.h"
 #include "tests/fuzz/fuzz_check.h"
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
-#include "daemon/session/purge_request.h"
 #include "daemon/http/cache_key.h"
+#include "daemon/session/purge_request.h"
 #include "tests/fuzz/fuzz_check.h"
 
 using namespace sumcache::daemon;
