@@ -38,24 +38,23 @@ void write_requests(W& w, const StatsSnapshot& s) {
   w.sample("sumcache_cache_hits_total", {{"tier", "memory"}}, s.memory_hits);
   w.sample("sumcache_cache_hits_total", {{"tier", "disk"}}, s.disk_hits);
   w.sample("sumcache_cache_hits_total", {{"tier", "peer"}}, s.result(CacheResult::peer_hit));
-  w.family("sumcache_cache_misses_total", "counter", "Cache lookups fetched from the origin.");
-  w.sample("sumcache_cache_misses_total", {}, s.result(CacheResult::miss));
-  w.family("sumcache_false_hits_total", "counter",
-           "Peer requests a summary claimed that the peer answered 504 (not cached).");
-  w.sample("sumcache_false_hits_total", {}, s.peer_false_hits);
-  w.family("sumcache_peer_copies_purged_total", "counter",
-           "Peer copies refused while a tag purge of this node's stood and they carried its tag.");
-  w.sample("sumcache_peer_copies_purged_total", {}, s.peer_copies_purged);
+  w.single("sumcache_cache_misses_total", "counter", "Cache lookups fetched from the origin.",
+           s.result(CacheResult::miss));
+  w.single("sumcache_false_hits_total", "counter",
+           "Peer requests a summary claimed that the peer answered 504 (not cached).",
+           s.peer_false_hits);
+  w.single("sumcache_peer_copies_purged_total", "counter",
+           "Peer copies refused while a tag purge of this node's stood and they carried its tag.",
+           s.peer_copies_purged);
   w.family("sumcache_revalidations_total", "counter",
            "Stored responses revalidated with the origin, by outcome.");
   w.sample("sumcache_revalidations_total", {{"outcome", "not_modified"}},
            s.result(CacheResult::refresh_hit));
   w.sample("sumcache_revalidations_total", {{"outcome", "modified"}},
            s.result(CacheResult::refresh_miss));
-  w.family("sumcache_received_bytes_total", "counter", "Bytes received from clients.");
-  w.sample("sumcache_received_bytes_total", {}, s.bytes_in);
-  w.family("sumcache_sent_bytes_total", "counter", "Bytes sent to clients, heads included.");
-  w.sample("sumcache_sent_bytes_total", {}, s.bytes_out);
+  w.single("sumcache_received_bytes_total", "counter", "Bytes received from clients.", s.bytes_in);
+  w.single("sumcache_sent_bytes_total", "counter", "Bytes sent to clients, heads included.",
+           s.bytes_out);
 }
 
 void write_ratios(W& w, const StatsSnapshot& s) {
@@ -94,8 +93,7 @@ void write_latency(W& w, const StatsSnapshot& s) {
 
 void write_store(W& w, const StatsSnapshot& s) {
   const StoreStats& st = s.store;
-  w.family("sumcache_store_keys", "gauge", "Distinct primary keys (URLs) in the store.");
-  w.sample("sumcache_store_keys", {}, st.keys);
+  w.single("sumcache_store_keys", "gauge", "Distinct primary keys (URLs) in the store.", st.keys);
   w.family("sumcache_store_objects", "gauge", "Stored responses (variants) per tier.");
   w.sample("sumcache_store_objects", {{"tier", "memory"}}, st.memory_objects);
   w.sample("sumcache_store_objects", {{"tier", "disk"}}, st.disk_objects);
@@ -105,24 +103,24 @@ void write_store(W& w, const StatsSnapshot& s) {
   w.family("sumcache_store_max_bytes", "gauge", "Configured budget per tier (0: tier disabled).");
   w.sample("sumcache_store_max_bytes", {{"tier", "memory"}}, s.memory_max_bytes);
   w.sample("sumcache_store_max_bytes", {{"tier", "disk"}}, s.disk_max_bytes);
-  w.family("sumcache_store_disk_write_errors_total", "counter",
-           "Disk tier writes that failed (disk full, I/O error): the object stayed memory-only.");
-  w.sample("sumcache_store_disk_write_errors_total", {}, st.disk_write_errors);
-  w.family("sumcache_store_disk_fills_total", "counter",
-           "Bodies larger than the memory tier stored on disk only as they streamed.");
-  w.sample("sumcache_store_disk_fills_total", {}, st.disk_fills);
-  w.family("sumcache_store_disk_fill_errors_total", "counter",
-           "Such fills that the disk failed (write error, timeout): not stored.");
-  w.sample("sumcache_store_disk_fill_errors_total", {}, st.disk_fill_errors);
-  w.family("sumcache_store_disk_stream_errors_total", "counter",
-           "Disk hits cut short after their head was sent (read error, damaged file, timeout).");
-  w.sample("sumcache_store_disk_stream_errors_total", {}, st.disk_stream_errors);
+  w.single("sumcache_store_disk_write_errors_total", "counter",
+           "Disk tier writes that failed (disk full, I/O error): the object stayed memory-only.",
+           st.disk_write_errors);
+  w.single("sumcache_store_disk_fills_total", "counter",
+           "Bodies larger than the memory tier stored on disk only as they streamed.",
+           st.disk_fills);
+  w.single("sumcache_store_disk_fill_errors_total", "counter",
+           "Such fills that the disk failed (write error, timeout): not stored.",
+           st.disk_fill_errors);
+  w.single("sumcache_store_disk_stream_errors_total", "counter",
+           "Disk hits cut short after their head was sent (read error, damaged file, timeout).",
+           st.disk_stream_errors);
   w.family("sumcache_store_evictions_total", "counter", "Objects evicted to stay in budget.");
   w.sample("sumcache_store_evictions_total", {{"tier", "memory"}}, st.memory_evictions);
   w.sample("sumcache_store_evictions_total", {{"tier", "disk"}}, st.disk_evictions);
-  w.family("sumcache_store_tag_entries", "gauge",
-           "(tag, object) pairs in the tag index (cache.tag_index_max_entries bounds them).");
-  w.sample("sumcache_store_tag_entries", {}, st.tag_pairs);
+  w.single("sumcache_store_tag_entries", "gauge",
+           "(tag, object) pairs in the tag index (cache.tag_index_max_entries bounds them).",
+           st.tag_pairs);
   w.family("sumcache_store_tag_refusals_total", "counter",
            "Tags over a bound: objects not stored for their tags (more than "
            "cache.max_tags_per_object, or the tag index full), and tags too long to index.");
@@ -131,24 +129,23 @@ void write_store(W& w, const StatsSnapshot& s) {
 }
 
 void write_connections(W& w, const StatsSnapshot& s) {
-  w.family("sumcache_connections_open", "gauge", "Client connections open now.");
-  w.sample("sumcache_connections_open", {}, std::uint64_t{s.open_connections});
-  w.family("sumcache_connections_refused_total", "counter",
-           "Client connections refused at limits.max_connections.");
-  w.sample("sumcache_connections_refused_total", {}, s.refused_connections);
-  w.family("sumcache_upstream_errors_total", "counter",
-           "Upstream exchanges that failed (connect, TLS, timeout, malformed response).");
-  w.sample("sumcache_upstream_errors_total", {}, s.upstream_errors);
+  w.single("sumcache_connections_open", "gauge", "Client connections open now.",
+           std::uint64_t{s.open_connections});
+  w.single("sumcache_connections_refused_total", "counter",
+           "Client connections refused at limits.max_connections.", s.refused_connections);
+  w.single("sumcache_upstream_errors_total", "counter",
+           "Upstream exchanges that failed (connect, TLS, timeout, malformed response).",
+           s.upstream_errors);
   w.family("sumcache_framing_refused_total", "counter",
            "Messages refused for their framing (RFC 9112 section 6): requests answered 400, 501 "
            "or 505, upstream responses answered 502.");
   w.sample("sumcache_framing_refused_total", {{"message", "request"}}, s.framing_refused_requests);
   w.sample("sumcache_framing_refused_total", {{"message", "response"}},
            s.framing_refused_responses);
-  w.family("sumcache_upstream_line_too_long_total", "counter",
+  w.single("sumcache_upstream_line_too_long_total", "counter",
            "Upstream responses ended for a chunk line or trailer section longer than "
-           "limits.max_header_bytes + 256 KiB.");
-  w.sample("sumcache_upstream_line_too_long_total", {}, s.upstream_line_too_long);
+           "limits.max_header_bytes + 256 KiB.",
+           s.upstream_line_too_long);
   w.family("sumcache_upstream_refused_destinations_total", "counter",
            "Upstream connects refused before connecting: this node's own listener, or "
            "access.deny_destinations.");
@@ -156,9 +153,9 @@ void write_connections(W& w, const StatsSnapshot& s) {
            s.refused_destinations[0]);
   w.sample("sumcache_upstream_refused_destinations_total", {{"reason", "denied"}},
            s.refused_destinations[1]);
-  w.family("sumcache_admin_sessions_closed_total", "counter",
-           "Idle admin connections closed to admit a new one at the session cap.");
-  w.sample("sumcache_admin_sessions_closed_total", {}, s.admin_sessions_closed);
+  w.single("sumcache_admin_sessions_closed_total", "counter",
+           "Idle admin connections closed to admit a new one at the session cap.",
+           s.admin_sessions_closed);
   w.family("sumcache_accept_failures_total", "counter",
            "Failed accepts per listener: reason resources (out of descriptors or memory: the "
            "listener paused, up to 1 s, before the next), connection (that connection's own "
@@ -175,37 +172,34 @@ void write_connections(W& w, const StatsSnapshot& s) {
                (*counts)[i]);
     }
   }
-  w.family("sumcache_peer_encode_failures_total", "counter",
+  w.single("sumcache_peer_encode_failures_total", "counter",
            "Summary and invalidation messages of this node that could not be encoded (a "
-           "precondition broken, or signing failed): not sent.");
-  w.sample("sumcache_peer_encode_failures_total", {}, s.peer_encode_failures);
-  w.family("sumcache_upstream_truncated_total", "counter",
-           "Response bodies upstream closed or stalled on mid-way; the client saw the cut.");
-  w.sample("sumcache_upstream_truncated_total", {}, s.upstream_truncated);
-  w.family("sumcache_cache_fills_not_stored_total", "counter",
+           "precondition broken, or signing failed): not sent.",
+           s.peer_encode_failures);
+  w.single("sumcache_upstream_truncated_total", "counter",
+           "Response bodies upstream closed or stalled on mid-way; the client saw the cut.",
+           s.upstream_truncated);
+  w.single("sumcache_cache_fills_not_stored_total", "counter",
            "Responses fetched to fill the cache that the store refused (over "
-           "cache.max_object_bytes with their head, over a tag bound).");
-  w.sample("sumcache_cache_fills_not_stored_total", {}, s.fills_not_stored);
-  w.family("sumcache_upstream_idle_connections", "gauge",
-           "Keep-alive upstream connections waiting in the pools.");
-  w.sample("sumcache_upstream_idle_connections", {}, s.upstream.idle);
-  w.family("sumcache_upstream_connects_total", "counter", "Upstream connections opened.");
-  w.sample("sumcache_upstream_connects_total", {}, s.upstream.connects);
-  w.family("sumcache_upstream_connect_failures_total", "counter",
-           "Upstream connection attempts that failed.");
-  w.sample("sumcache_upstream_connect_failures_total", {}, s.upstream.connect_failures);
-  w.family("sumcache_upstream_reuses_total", "counter",
-           "Upstream exchanges on a pooled connection.");
-  w.sample("sumcache_upstream_reuses_total", {}, s.upstream.reuses);
-  w.family("sumcache_upstream_idle_closed_total", "counter",
-           "Pooled upstream connections found closed by the origin while idle.");
-  w.sample("sumcache_upstream_idle_closed_total", {}, s.upstream.idle_closed);
-  w.family("sumcache_upstream_stray_discarded_total", "counter",
-           "Upstream connections closed for bytes the origin sent unasked.");
-  w.sample("sumcache_upstream_stray_discarded_total", {}, s.upstream.stray_discarded);
-  w.family("sumcache_upstream_fresh_retries_total", "counter",
-           "Requests sent again on a new connection after a reused one failed.");
-  w.sample("sumcache_upstream_fresh_retries_total", {}, s.upstream.fresh_retries);
+           "cache.max_object_bytes with their head, over a tag bound).",
+           s.fills_not_stored);
+  w.single("sumcache_upstream_idle_connections", "gauge",
+           "Keep-alive upstream connections waiting in the pools.", s.upstream.idle);
+  w.single("sumcache_upstream_connects_total", "counter", "Upstream connections opened.",
+           s.upstream.connects);
+  w.single("sumcache_upstream_connect_failures_total", "counter",
+           "Upstream connection attempts that failed.", s.upstream.connect_failures);
+  w.single("sumcache_upstream_reuses_total", "counter",
+           "Upstream exchanges on a pooled connection.", s.upstream.reuses);
+  w.single("sumcache_upstream_idle_closed_total", "counter",
+           "Pooled upstream connections found closed by the origin while idle.",
+           s.upstream.idle_closed);
+  w.single("sumcache_upstream_stray_discarded_total", "counter",
+           "Upstream connections closed for bytes the origin sent unasked.",
+           s.upstream.stray_discarded);
+  w.single("sumcache_upstream_fresh_retries_total", "counter",
+           "Requests sent again on a new connection after a reused one failed.",
+           s.upstream.fresh_retries);
 }
 
 void write_peer_auth(W& w, const StatsSnapshot& s) {
@@ -216,15 +210,13 @@ void write_peer_auth(W& w, const StatsSnapshot& s) {
     w.sample("sumcache_peer_auth_refused_total", {{"reason", protocol::label(reason)}},
              s.peer_auth_refused[i]);
   }
-  w.family("sumcache_owner_fetches_total", "counter",
-           "Misses sent to the key's owner (cluster.miss_policy owner).");
-  w.sample("sumcache_owner_fetches_total", {}, s.owner_fetches);
-  w.family("sumcache_owner_fallbacks_total", "counter",
-           "Owner fetches that failed or timed out and went to the origin.");
-  w.sample("sumcache_owner_fallbacks_total", {}, s.owner_fallbacks);
-  w.family("sumcache_peer_object_connections_total", "counter",
-           "Connections to the peer object listener (cluster.tls) that completed the handshake.");
-  w.sample("sumcache_peer_object_connections_total", {}, s.peer_object_connections);
+  w.single("sumcache_owner_fetches_total", "counter",
+           "Misses sent to the key's owner (cluster.miss_policy owner).", s.owner_fetches);
+  w.single("sumcache_owner_fallbacks_total", "counter",
+           "Owner fetches that failed or timed out and went to the origin.", s.owner_fallbacks);
+  w.single("sumcache_peer_object_connections_total", "counter",
+           "Connections to the peer object listener (cluster.tls) that completed the handshake.",
+           s.peer_object_connections);
   w.family("sumcache_peer_object_refused_total", "counter",
            "Connections or requests the peer object listener refused, by reason.");
   for (std::size_t i = 0; i < kPeerObjectRefusals; ++i) {
@@ -256,9 +248,9 @@ void write_filter(W& w, const StatsSnapshot& s) {
   gauge("sumcache_filter_pending_changes", "Bit flips not yet published to peers.",
         as_double(f.pending_changes));
   gauge("sumcache_filter_memory_bytes", "Bytes of counters.", as_double(fig.memory_bytes));
-  w.family("sumcache_filter_refused_removes_total", "counter",
-           "Removes the filter refused (a key never added): each one a bug, logged.");
-  w.sample("sumcache_filter_refused_removes_total", {}, f.refused_removes);
+  w.single("sumcache_filter_refused_removes_total", "counter",
+           "Removes the filter refused (a key never added): each one a bug, logged.",
+           f.refused_removes);
 }
 
 // Cluster-wide invalidation (docs/peers.md), summary mode only.
@@ -281,9 +273,9 @@ void write_invalidations(W& w, const InvalidationStats& inv) {
            "This node's purges not yet acknowledged, per peer.");
   for (const auto& p : inv.peers)
     w.sample("sumcache_invalidations_pending", {{"peer", p.id}}, p.pending);
-  w.family("sumcache_invalidation_tombstones", "gauge",
-           "Keys purged here that some peer has not acknowledged: misses skip the peers.");
-  w.sample("sumcache_invalidation_tombstones", {}, inv.tombstones);
+  w.single("sumcache_invalidation_tombstones", "gauge",
+           "Keys purged here that some peer has not acknowledged: misses skip the peers.",
+           inv.tombstones);
   w.family("sumcache_invalidation_unproven_before_seconds", "gauge",
            "Objects stored before this Unix time revalidate before use (0: none).");
   w.sample("sumcache_invalidation_unproven_before_seconds", {},
@@ -323,8 +315,8 @@ std::string metrics_text(const StatsSnapshot& s) {
   W w;
   w.family("sumcache_build_info", "gauge", "Always 1: the version and node id as labels.");
   w.sample("sumcache_build_info", {{"version", s.version}, {"node", s.node_id}}, std::uint64_t{1});
-  w.family("sumcache_uptime_seconds", "gauge", "Seconds since the daemon started.");
-  w.sample("sumcache_uptime_seconds", {}, s.uptime_seconds);
+  w.single("sumcache_uptime_seconds", "gauge", "Seconds since the daemon started.",
+           s.uptime_seconds);
   write_requests(w, s);
   write_ratios(w, s);
   write_latency(w, s);

@@ -26,6 +26,13 @@ class PrometheusWriter {
   void family(std::string_view name, std::string_view type, std::string_view help);
   void sample(std::string_view name, MetricLabels labels, double value);
   void sample(std::string_view name, MetricLabels labels, std::uint64_t value);
+  // A family of one unlabelled sample: family() then sample(), for a count
+  // (std::uint64_t) or a measure (double) alike.
+  template <class Value>
+  void single(std::string_view name, std::string_view type, std::string_view help, Value value) {
+    family(name, type, help);
+    sample(name, {}, value);
+  }
   const std::string& text() const { return out_; }
 
  private:
