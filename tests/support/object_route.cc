@@ -76,6 +76,22 @@ std::string variant_seed(const OriginRequest& request, const RequestTarget& targ
   return seed;
 }
 
+// `fields`: "Name: value" lines separated by '\n', each appended as sent, so a test can give
+// any response field (CDN-Cache-Control, a malformed Expires, a second Cache-Control line).
+// A line without ':' is skipped: the test sees the field missing from the response.
+void add_extra_fields(std::string_view lines, ResponsePlan& plan) {
+  while (!lines.empty()) {
+    const auto newline = lines.find('\n');
+    const std::string_view line = lines.substr(0, newline);
+    lines = newline == std::string_view::npos ? std::string_view{} : lines.substr(newline + 1);
+    const auto colon = line.find(':');
+    if (colon == std::string_view::npos || colon == 0) continue;
+    std::string_view value = line.substr(colon + 1);
+    while (value.starts_with(' ')) value.remove_prefix(1);
+    plan.head.insert(line.substr(0, colon), value);
+  }
+}
+
 std::string quoted_etag(const std::string& etag) {
   if (etag.empty() || etag.starts_with('"') || etag.starts_with("W/")) return etag;
   return '"' + etag + '"';
@@ -143,6 +159,7 @@ void set_cache_fields(const RequestTarget& target, const ObjectParams& p, Respon
   if (text_param(target, "set_cookie") == "1") {
     plan.head.set(http::field::set_cookie, "sumcache_test=1; Path=/");
   }
+  add_extra_fields(text_param(target, "fields"), plan);
 }
 
 }  // namespace

@@ -27,6 +27,14 @@ TEST(OriginRoutes, HeadAnnouncesTheGetLengthButSendsNoBody) {
   EXPECT_FALSE(plan.send_body);
 }
 
+TEST(OriginRoutes, FieldsParameterAddsEachLineAsSent) {
+  const std::string fields = percent_encode("CDN-Cache-Control: max-age=60\nX-A: 1\nbroken");
+  const auto plan = plan_response(request(http::verb::get, "/obj/a?fields=" + fields), kNow);
+  EXPECT_EQ(plan.head["CDN-Cache-Control"], "max-age=60");
+  EXPECT_EQ(plan.head["X-A"], "1");
+  EXPECT_EQ(plan.head.count("broken"), 0u);
+}
+
 TEST(OriginRoutes, IfNoneMatchListWithCommasInsideTagsStillMatches) {
   auto r = request(http::verb::get, "/obj/a?etag=v1");
   r.set(http::field::if_none_match, R"("a,b", W/"v1")");

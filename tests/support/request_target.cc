@@ -41,6 +41,20 @@ std::string percent_decode(std::string_view text) {
   return out;
 }
 
+std::string percent_encode(std::string_view text) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (std::isalnum(u) != 0 || c == '-' || c == '.' || c == '_' || c == '~') {
+      out.push_back(c);
+    } else {
+      out += {'%', kHex[u >> 4], kHex[u & 15]};
+    }
+  }
+  return out;
+}
+
 RequestTarget parse_target(std::string_view target) {
   target = strip_scheme_and_authority(target);
   RequestTarget result;

@@ -18,5 +18,7 @@ RequestTarget parse_target(std::string_view target);
 
 // Decodes %XX escapes (RFC 3986 §2.1); '+' stays '+', a broken escape stays as written.
 std::string percent_decode(std::string_view text);
+// Encodes every octet but RFC 3986's unreserved ones, for building query values in tests.
+std::string percent_encode(std::string_view text);
 
 }  // namespace sumcache::testing

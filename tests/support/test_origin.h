@@ -12,6 +12,7 @@
 //                      last_modified=<epoch s>  expires=<epoch s | invalid (sends "0")>
 //                      vary=F1,F2  set_cookie=1  body_seed=X
 //                      surrogate_key=<URL-encoded Surrogate-Key value>
+//                      fields=<URL-encoded "Name: value" lines, '\n'-separated, sent as given>
 //                    If-None-Match and If-Modified-Since give 304 per RFC 9110 §13.2.2 (412 for
 //                    If-None-Match on unsafe methods); HEAD gets the GET head without the body.
 //   /echo, /100-continue   the request as JSON (echo_format.h).

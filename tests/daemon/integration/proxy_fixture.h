@@ -50,4 +50,25 @@ class ProxyTest : public ::testing::Test {
   std::filesystem::path config_path_;
 };
 
+// Conformance tables run once per mode: forward and reverse reach the origin by different
+// paths (absolute-form targets and CONNECT, against one configured origin), and a rule must
+// hold in both. A suite derives from BothModes and instantiates with
+//   INSTANTIATE_TEST_SUITE_P(Modes, Suite, kBothModes, mode_name);
+class BothModes : public ProxyTest, public ::testing::WithParamInterface<std::string> {
+ protected:
+  void SetUp() override {
+    ProxyTest::SetUp();
+    ProxyOptions options = extra_options();
+    options.mode = GetParam();
+    ASSERT_TRUE(start_proxy(options));
+  }
+  // Config a suite adds in both modes (its mode field is overwritten).
+  virtual ProxyOptions extra_options() const { return {}; }
+};
+
+inline const auto kBothModes = ::testing::Values(std::string("forward"), std::string("reverse"));
+inline std::string mode_name(const ::testing::TestParamInfo<std::string>& info) {
+  return info.param;
+}
+
 }  // namespace sumcache::testing
