@@ -14,7 +14,9 @@ namespace {
 
 using namespace std::chrono_literals;
 
-class UpstreamPool : public ProxyTest {
+// Run in both modes: the conformance suite of issue 14 met the stale pooled
+// connection through a reverse proxy, issue 11 through a forward one.
+class UpstreamPool : public ProxyTest, public ::testing::WithParamInterface<std::string> {
  protected:
   bool start(KeepAliveFaultOriginOptions origin_options, const std::string& extra_json = "") {
     scripted_ = std::make_unique<KeepAliveFaultOrigin>(origin_options);
@@ -23,6 +25,8 @@ class UpstreamPool : public ProxyTest {
       return false;
     }
     ProxyOptions options;
+    options.mode = GetParam();
+    if (options.mode == "reverse") options.origin_url = scripted_->url("");
     options.admin_json = R"({"address": "127.0.0.1", "port": 0})";
     options.extra_json = extra_json;
     if (!start_proxy(options)) return false;
@@ -39,7 +43,8 @@ class UpstreamPool : public ProxyTest {
   // One request on `client` (the same client connection: the same worker and pool).
   ClientResponse send(HttpClient& client, const std::string& method, const std::string& path,
                       const std::string& body = "") {
-    auto r = client.send({.method = method, .target = scripted_->url(path), .body = body});
+    const std::string target = GetParam() == "reverse" ? path : scripted_->url(path);
+    auto r = client.send({.method = method, .target = target, .body = body});
     EXPECT_TRUE(r.ok()) << method << " " << path << ": " << r.error().message();
     return r.ok() ? std::move(r).value() : ClientResponse{};
   }
@@ -70,10 +75,11 @@ class UpstreamPool : public ProxyTest {
   std::unique_ptr<KeepAliveFaultOrigin> scripted_;
   std::uint16_t admin_port_ = 0;
 };
+INSTANTIATE_TEST_SUITE_P(Modes, UpstreamPool, kBothModes, mode_name);
 
 // Issue 11 (2a): an origin that closes idle connections after 100 ms. Every
 // POST and PUT, sent 250 ms apart, reaches it on a live connection.
-TEST_F(UpstreamPool, PostsAndPutsAfterTheOriginClosedIdleConnectionsAllSucceed) {
+TEST_P(UpstreamPool, PostsAndPutsAfterTheOriginClosedIdleConnectionsAllSucceed) {
   ASSERT_TRUE(start({.idle_close = 100ms}));
   const std::string body(1000, 'b');
   int ok = 0;
@@ -96,7 +102,7 @@ TEST_F(UpstreamPool, PostsAndPutsAfterTheOriginClosedIdleConnectionsAllSucceed) 
 // A close that crosses the request (the origin reads it and closes without an
 // answer): a PUT, whose body the proxy still holds, is sent again on a new
 // connection with its whole body; a POST is not (RFC 9112 §9.3.1).
-TEST_F(UpstreamPool, ReusedConnectionFailureRetriesAPutButNotAPost) {
+TEST_P(UpstreamPool, ReusedConnectionFailureRetriesAPutButNotAPost) {
   ASSERT_TRUE(start({.drop_after_first = true}));
   auto c = client();
   EXPECT_EQ(send(c, "GET", "/warm").status, 200u);
@@ -115,7 +121,7 @@ TEST_F(UpstreamPool, ReusedConnectionFailureRetriesAPutButNotAPost) {
 }
 
 // limits.upstream_unsafe_reuse_ms = 0: a POST never takes a pooled connection.
-TEST_F(UpstreamPool, UnsafeReuseZeroGivesEveryPostANewConnection) {
+TEST_P(UpstreamPool, UnsafeReuseZeroGivesEveryPostANewConnection) {
   ASSERT_TRUE(start({.drop_after_first = true}, R"("limits": {"upstream_unsafe_reuse_ms": 0},)"));
   auto c = client();
   for (int i = 0; i < 3; ++i) {
@@ -127,7 +133,7 @@ TEST_F(UpstreamPool, UnsafeReuseZeroGivesEveryPostANewConnection) {
 
 // Issue 11 (2b): a complete response the origin sends on an idle connection is
 // not the answer to the next request for another URL, nor cached under it.
-TEST_F(UpstreamPool, StrayResponseOnAnIdleConnectionIsNeverServedNorCached) {
+TEST_P(UpstreamPool, StrayResponseOnAnIdleConnectionIsNeverServedNorCached) {
   ASSERT_TRUE(start({}));
   auto c = client();
   EXPECT_EQ(send(c, "GET", "/stray/a").body, real("GET", "/stray/a"));
@@ -148,7 +154,7 @@ TEST_F(UpstreamPool, StrayResponseOnAnIdleConnectionIsNeverServedNorCached) {
 
 // Bytes read past the end of a response: the connection is closed, not pooled,
 // whether they follow a body or a 204 (which has none).
-TEST_F(UpstreamPool, BytesAfterAResponseCloseTheConnection) {
+TEST_P(UpstreamPool, BytesAfterAResponseCloseTheConnection) {
   ASSERT_TRUE(start({}));
   auto c = client();
   for (const std::string first : {"/extra/a", "/extra204/a"}) {
