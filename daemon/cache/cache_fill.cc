@@ -60,6 +60,9 @@ std::optional<std::pair<std::string, std::string>> refreshed_head_and_meta(
   const StoredHead stored = parse_stored_head(stored_head);
   auto merged = freshen_stored_headers(stored.fields, not_modified, times.response_time);
   if (!merged) return std::nullopt;
+  // §4.1: the request matched the stored Vary; a 304 that changes it names
+  // fields nobody compared, so the stored response is not reused as it is.
+  if (joined_value(*merged, "Vary").value_or("") != meta.vary) return std::nullopt;
   CachedMeta fresh = meta;
   fresh.directives = response_directives(*merged);
   fresh.freshness = stored_freshness(meta.status, *merged, fresh.directives, times, policy);

@@ -36,7 +36,8 @@ std::pair<std::string, std::string> stored_head_and_meta(const ResponseFacts& re
                                                          std::string_view tag_field = {});
 
 // After a 304 (§4.3.4): the stored fields freshened by the 304's, or nullopt
-// when the 304 describes another representation.
+// when the 304 describes another representation or changes Vary (§4.1): the
+// caller then fetches the response whole.
 std::optional<std::pair<std::string, std::string>> refreshed_head_and_meta(
     std::string_view stored_head, const CachedMeta& meta, const HeaderList& not_modified,
     ExchangeTimes times, const HeuristicPolicy& policy, std::string_view tag_field = {});

@@ -11,6 +11,7 @@
 #include "daemon/exchange/header_convert.h"
 #include "daemon/exchange/response_relay.h"
 #include "daemon/http/cacheability.h"
+#include "daemon/http/freshness.h"
 #include "daemon/http/invalidation.h"
 #include "daemon/http/unproven_use.h"
 #include "daemon/http/use_decision.h"
@@ -105,8 +106,9 @@ awaitable<std::optional<Candidate>> CacheService::find_on_disk(const CacheReques
   co_return pick_variant(r, *opened);
 }
 
-// The variant the request's Vary fields select; empties `variants`, so that
-// it keeps no object alive.
+// The variant the request's Vary fields select, the most recent when several
+// do (RFC 9111 §4: an origin that changed its Vary leaves older variants
+// behind); empties `variants`, so that it keeps no object alive.
 std::optional<Candidate> CacheService::pick_variant(const CacheRequest& r,
                                                     std::vector<ObjectPtr>& variants) {
   std::optional<Candidate> found;
@@ -117,9 +119,9 @@ std::optional<Candidate> CacheService::pick_variant(const CacheRequest& r,
       store_.remove_variant(object->key, object->variant);
       continue;
     }
-    if (vary_matches(meta->vary, object->variant, r.headers)) {
+    if (vary_matches(meta->vary, object->variant, r.headers) &&
+        (!found || generated_at(meta->freshness) > generated_at(found->meta.freshness))) {
       found = Candidate{std::move(object), std::move(*meta)};
-      break;
     }
   }
   variants.clear();

@@ -75,7 +75,8 @@ std::string_view HitPlan::head(const StoredObject& object, const HitRequest& req
 HitPlan plan_hit(const HitRequest& request, const StoredObject& object, std::uint64_t body_size) {
   HitPlan plan;
   const std::string_view method = request.head_method ? "HEAD" : "GET";
-  if (request.has_conditionals &&
+  const int stored_status = head_status(object.head);
+  if (request.has_conditionals && preconditions_apply(stored_status) &&
       evaluate_conditional(method, *request.request, parse_stored_head(object.head).fields,
                            request.now) == ConditionalOutcome::send_not_modified) {
     StoredHead stored = parse_stored_head(object.head);
@@ -84,7 +85,7 @@ HitPlan plan_hit(const HitRequest& request, const StoredObject& object, std::uin
     plan.built_head = build_head("HTTP/1.1 304 Not Modified", not_modified_fields(stored.fields));
     return plan;
   }
-  if (request.has_range && !request.head_method) {
+  if (request.has_range && !request.head_method && ranges_apply(stored_status)) {
     StoredHead stored = parse_stored_head(object.head);
     if (!request.hidden_field.empty()) remove_field(stored.fields, request.hidden_field);
     const RangeDecision range =
@@ -107,7 +108,7 @@ HitPlan plan_hit(const HitRequest& request, const StoredObject& object, std::uin
       return plan;
     }
   }
-  plan.status = static_cast<unsigned>(head_status(object.head));
+  plan.status = static_cast<unsigned>(stored_status);
   plan.length = request.head_method ? 0 : body_size;
   return plan;
 }

@@ -1,9 +1,11 @@
 #include "daemon/exchange/response_relay.h"
 
+#include <chrono>
 #include <span>
 #include <utility>
 
 #include "daemon/exchange/head_writer.h"
+#include "daemon/http/http_date.h"
 #include "daemon/log/log_limiter.h"
 
 namespace sumcache::daemon {
@@ -138,6 +140,11 @@ void prepare_client_head(beast::http::response<beast::http::buffer_body>& msg,
   const bool has_length = msg.has_content_length();
   strip_hop_by_hop(msg.base());
   append_via(msg.base(), via);
+  // RFC 9110 §6.6.1: a recipient with a clock dates an undated response it forwards.
+  if (msg.find(beast::http::field::date) == msg.end()) {
+    msg.set(beast::http::field::date, format_http_date(std::chrono::floor<std::chrono::seconds>(
+                                          std::chrono::system_clock::now())));
+  }
   msg.set("X-Cache", x_cache);
   msg.version(client_version == 10 ? 10 : 11);
   // A body without a length is chunked for HTTP/1.1 clients; HTTP/1.0 ones

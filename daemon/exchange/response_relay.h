@@ -25,8 +25,8 @@ struct BodyCapture {
 };
 
 // Prepares upstream's head for the client: hop-by-hop removed, Via appended,
-// X-Cache set, framing that the client's HTTP version can carry.
-// A response to HEAD keeps upstream's framing fields but carries no body.
+// Date added when upstream sent none, X-Cache set, framing that the client's HTTP version can
+// carry. A response to HEAD keeps upstream's framing fields but carries no body.
 void prepare_client_head(beast::http::response<beast::http::buffer_body>& msg,
                          const ClientConnection& client, unsigned client_version, bool head_method,
                          std::string_view via, std::string_view x_cache);

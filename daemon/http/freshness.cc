@@ -56,6 +56,10 @@ seconds corrected_initial_age(const HeaderList& response, ExchangeTimes times) {
   return std::max(apparent_age, corrected_age_value);
 }
 
+sys_seconds generated_at(const StoredFreshness& stored) {
+  return stored.response_time - stored.corrected_initial_age;
+}
+
 seconds current_age(const StoredFreshness& stored, sys_seconds now) {
   const seconds resident_time = std::max(seconds{0}, now - stored.response_time);
   return stored.corrected_initial_age + resident_time;

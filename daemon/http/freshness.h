@@ -43,6 +43,11 @@ struct StoredFreshness {
 // (RFC 9110 §6.6.1).
 std::chrono::seconds corrected_initial_age(const HeaderList& response, ExchangeTimes times);
 
+// §4: of several stored responses that suit one request, the most recent is
+// used. Its generation time is estimated as response_time less the corrected
+// initial age, which, unlike Date alone, also counts an upstream cache's Age.
+std::chrono::sys_seconds generated_at(const StoredFreshness& stored);
+
 // §4.2.3: current_age = corrected_initial_age + resident_time,
 // resident_time = now - response_time (never negative).
 std::chrono::seconds current_age(const StoredFreshness& stored, std::chrono::sys_seconds now);

@@ -45,6 +45,10 @@ RangeDecision apply_range(std::string_view range, std::uint64_t length);
 // (§13.1.5): a strong ETag equal to the stored one, or a date exactly equal to
 // the stored Last-Modified when that is a strong validator (at least 60 s
 // before Date, §8.8.2.2). `now` only resolves RFC 850 two-digit years.
+// RFC 9110 §14.2: Range is evaluated only when the response without it would
+// be a 200; any other stored status is sent whole.
+constexpr bool ranges_apply(int stored_status) { return stored_status == 200; }
+
 RangeDecision decide_range(std::string_view method, const HeaderList& request,
                            const HeaderList& stored_response, std::uint64_t length,
                            std::chrono::sys_seconds now);

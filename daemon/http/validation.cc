@@ -38,7 +38,10 @@ std::optional<sys_seconds> modification_date(const HeaderList& stored, sys_secon
   return std::nullopt;
 }
 
-// §4.3.3: whether the 304 selects the stored response for update.
+// §4.3.4: whether the 304 selects the stored response for update. A validator
+// in the 304 must match the stored one. A 304 with none answers the validator
+// we sent (RFC 9110 §15.4.5 does not make it repeat Last-Modified), so it
+// selects the one stored response it was asked about (docs/caching.md, "Choices").
 bool selects_stored(const HeaderList& stored, const HeaderList& not_modified) {
   if (has_field(not_modified, "ETag")) {
     const auto fresh = stored_etag(not_modified);
@@ -46,8 +49,9 @@ bool selects_stored(const HeaderList& stored, const HeaderList& not_modified) {
     return fresh && old && (fresh->weak ? weak_match(*fresh, *old) : strong_match(*fresh, *old));
   }
   const auto fresh_lm = first_value(not_modified, "Last-Modified");
+  if (!fresh_lm) return true;
   const auto old_lm = first_value(stored, "Last-Modified");
-  return !fresh_lm || !old_lm || trim_ows(*fresh_lm) == trim_ows(*old_lm);
+  return old_lm && trim_ows(*fresh_lm) == trim_ows(*old_lm);
 }
 
 }  // namespace
@@ -66,7 +70,8 @@ HeaderList conditional_headers(const HeaderList& stored_response) {
 ConditionalOutcome evaluate_conditional(std::string_view method, const HeaderList& request,
                                         const HeaderList& stored_response, sys_seconds now) {
   const bool has_inm = has_field(request, "If-None-Match");
-  const bool has_ims = has_field(request, "If-Modified-Since");
+  // RFC 9110 §13.1.3: more than one member is not a date; the field is ignored.
+  const bool has_ims = count_fields(request, "If-Modified-Since") == 1;
   if (has_field(request, "If-Match") || has_field(request, "If-Unmodified-Since")) {
     return ConditionalOutcome::forward;
   }
@@ -81,6 +86,10 @@ ConditionalOutcome evaluate_conditional(std::string_view method, const HeaderLis
   const auto modified = modification_date(stored_response, now);
   if (!since || !modified || *modified > *since) return ConditionalOutcome::send_full;
   return ConditionalOutcome::send_not_modified;
+}
+
+bool preconditions_apply(int stored_status) {
+  return (stored_status >= 200 && stored_status < 300) || stored_status == 412;
 }
 
 HeaderList not_modified_fields(const HeaderList& stored_response) {

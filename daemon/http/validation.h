@@ -26,10 +26,16 @@ enum class ConditionalOutcome {
 // §4.3.2 with RFC 9110 §13.2.2 precedence: If-None-Match (weak comparison;
 // "*" matches the stored response), else If-Modified-Since against the stored
 // Last-Modified, else its Date. An invalid If-Modified-Since is ignored
-// (RFC 9110 §13.1.3). `now` only resolves RFC 850 two-digit years.
+// (RFC 9110 §13.1.3), as is one sent on more than one line (a list of dates
+// is not a date). `now` only resolves RFC 850 two-digit years.
 ConditionalOutcome evaluate_conditional(std::string_view method, const HeaderList& request,
                                         const HeaderList& stored_response,
                                         std::chrono::sys_seconds now);
+
+// RFC 9110 §13.2.1: preconditions are ignored when the response without them
+// would not be 2xx (nor 412): a stored 404 or 301 is sent as it is, never
+// turned into a 304.
+bool preconditions_apply(int stored_status);
 
 // RFC 9110 §15.4.5: the stored fields a 304 repeats: Cache-Control,
 // Content-Location, Date, ETag, Expires, Vary, and Last-Modified when there

@@ -93,7 +93,8 @@ void frame(const OriginRequest& request, bool chunked, ResponsePlan& plan) {
   plan.send_body = request.method() != http::verb::head;
 }
 
-// What every route takes: delay_ms, chunked, location, content_location; Date and Server.
+// What every route takes: delay_ms, chunked, location, content_location, no_date; Date and
+// Server.
 void apply_common(const OriginRequest& request, const RequestTarget& target, SysTime now,
                   ResponsePlan& plan) {
   const auto delay = number_param(target, "delay_ms", 0, kMaxDelayMs);
@@ -109,7 +110,8 @@ void apply_common(const OriginRequest& request, const RequestTarget& target, Sys
     const auto it = target.params.find(param);
     if (it != target.params.end()) plan.head.set(field, it->second);
   }
-  plan.head.set(http::field::date, format_http_date(now));
+  // no_date=1: an origin without a clock (RFC 9110 §6.6.1), which sends no Date.
+  if (text_param(target, "no_date") != "1") plan.head.set(http::field::date, format_http_date(now));
   plan.head.set(http::field::server, "sumcache-test-origin");
   plan.head.keep_alive(request.keep_alive());
   frame(request, chunked.value_or(0) == 1, plan);

@@ -25,7 +25,8 @@
 // Every route takes delay_ms=D (hold the response head back D ms), chunked=1 (send
 // Transfer-Encoding: chunked), location=L and content_location=L (set those fields).
 // Any request with "Expect: 100-continue" gets 100 Continue before its body is read.
-// Every response has Date = now. Malformed numbers in the query give 400.
+// Every response has Date = now, unless the query has no_date=1. Malformed numbers in the query
+// give 400.
 
 #include <chrono>
 #include <cstdint>

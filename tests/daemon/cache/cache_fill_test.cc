@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "daemon/cache/cached_meta.h"
 #include "daemon/cache/stored_head.h"
 #include "daemon/http/cacheability.h"
 
@@ -87,6 +88,26 @@ TEST(CacheFill, FillVariantIsTheVaryKeyOfAStorableResponse_Rfc9111_4_1) {
   no_store.no_store = true;
   EXPECT_EQ(fill_variant(request, no_store, facts({{"Cache-Control", "max-age=60"}}), 1024),
             std::nullopt);
+}
+
+// RFC 9111 §4.1: a 304 that changes Vary does not freshen the stored
+// variant, which was matched on the old field list; one that repeats it does.
+TEST(CacheFill, NotModifiedThatChangesVaryRefreshesNothing_Rfc9111_4_1) {
+  const ResponseFacts stored_facts = facts({{"Date", "Tue, 14 Nov 2023 22:13:19 GMT"},
+                                            {"Cache-Control", "max-age=60"},
+                                            {"ETag", "\"v1\""},
+                                            {"Vary", "Accept-Language"}});
+  const auto [head, meta_bytes] = stored_head_and_meta(stored_facts, 5, "1.1 cache-a", {});
+  const auto meta = decode_meta(meta_bytes);
+  ASSERT_TRUE(meta.has_value());
+  const ExchangeTimes times{kNow, kNow};
+  EXPECT_TRUE(refreshed_head_and_meta(head, *meta,
+                                      {{"ETag", "\"v1\""}, {"Vary", "Accept-Language"}}, times, {})
+                  .has_value());
+  EXPECT_TRUE(refreshed_head_and_meta(head, *meta, {{"ETag", "\"v1\""}}, times, {}).has_value());
+  EXPECT_FALSE(refreshed_head_and_meta(head, *meta,
+                                       {{"ETag", "\"v1\""}, {"Vary", "Accept-Encoding"}}, times, {})
+                   .has_value());
 }
 
 }  // namespace

@@ -31,6 +31,15 @@ TEST(Freshness, AgeCalculationFollowsRfc9111_4_2_3) {
   EXPECT_EQ(current_age(stored, at(125)), seconds{35});
 }
 
+// §4: the most recent of two stored responses is the one generated last, an
+// upstream cache's Age included: received later but 50 s old loses.
+TEST(Freshness, MostRecentIsGeneratedLast_Rfc9111_4) {
+  const StoredFreshness older{at(200), seconds{50}, seconds{60}, false};
+  const StoredFreshness newer{at(180), seconds{0}, seconds{60}, false};
+  EXPECT_EQ(generated_at(older), at(150));
+  EXPECT_GT(generated_at(newer), generated_at(older));
+}
+
 // §4.2.3: without Age, a Date far behind our clock shows as apparent age.
 TEST(Freshness, ApparentAgeWinsWhenLarger) {
   const HeaderList response = {{"Date", date_at(40)}};

@@ -46,6 +46,14 @@ TEST(Range, UnsatisfiableRangesGive416_Rfc9110_15_5_17) {
 
 // A zero-length representation has no byte to start at; a suffix range asks
 // for "the entire representation" (§14.1.1), which is the empty 200.
+// RFC 9110 §14.2: Range is evaluated only where the answer would be a 200.
+TEST(Range, RangesApplyOnlyToA200_Rfc9110_14_2) {
+  EXPECT_TRUE(ranges_apply(200));
+  EXPECT_FALSE(ranges_apply(203));
+  EXPECT_FALSE(ranges_apply(404));
+  EXPECT_FALSE(ranges_apply(301));
+}
+
 TEST(Range, ZeroLengthRepresentation) {
   const RangeDecision int_range = apply_range("bytes=0-", 0);
   EXPECT_EQ(int_range.outcome, RangeOutcome::not_satisfiable);

@@ -125,8 +125,8 @@ TEST(Validation, NotModifiedWithoutDateIsDatedOnReceipt) {
   EXPECT_EQ(count_fields(*merged, "Date"), 1U);
 }
 
-// RFC 9111 §4.3.3: a 304 whose validator is not the stored one updates nothing.
-TEST(Validation, NotModifiedForAnotherRepresentationIsRejected_Rfc9111_4_3_3) {
+// RFC 9111 §4.3.4: a 304 whose validator is not the stored one updates nothing.
+TEST(Validation, NotModifiedForAnotherRepresentationIsRejected_Rfc9111_4_3_4) {
   const HeaderList strong = {{"ETag", R"("a")"}, {"Last-Modified", date_at(-9)}};
   EXPECT_FALSE(freshen_stored_headers(strong, {{"ETag", R"("b")"}}, at(0)).has_value());
   EXPECT_TRUE(freshen_stored_headers(strong, {{"ETag", R"(W/"a")"}}, at(0)).has_value());
@@ -135,6 +135,30 @@ TEST(Validation, NotModifiedForAnotherRepresentationIsRejected_Rfc9111_4_3_3) {
   EXPECT_FALSE(freshen_stored_headers({}, {{"ETag", R"("a")"}}, at(0)).has_value());
   EXPECT_FALSE(freshen_stored_headers(strong, {{"Last-Modified", date_at(-8)}}, at(0)).has_value());
   EXPECT_TRUE(freshen_stored_headers(strong, {{"Date", date_at(0)}}, at(0)).has_value());
+  // A Last-Modified in the 304 corresponds to no stored response without one.
+  const HeaderList etag_only = {{"ETag", R"("a")"}};
+  EXPECT_FALSE(
+      freshen_stored_headers(etag_only, {{"Last-Modified", date_at(-9)}}, at(0)).has_value());
+  EXPECT_TRUE(freshen_stored_headers(strong, {{"Last-Modified", date_at(-9)}}, at(0)).has_value());
+}
+
+// RFC 9110 §13.2.1: preconditions apply only where the response would be 2xx (or 412).
+TEST(Validation, PreconditionsApplyOnlyToA2xx_Rfc9110_13_2_1) {
+  EXPECT_TRUE(preconditions_apply(200));
+  EXPECT_TRUE(preconditions_apply(204));
+  EXPECT_TRUE(preconditions_apply(412));
+  EXPECT_FALSE(preconditions_apply(301));
+  EXPECT_FALSE(preconditions_apply(404));
+  EXPECT_FALSE(preconditions_apply(500));
+}
+
+// RFC 9110 §13.1.3: If-Modified-Since on two lines is not a date: ignored.
+TEST(Validation, IfModifiedSinceOnTwoLinesIsIgnored_Rfc9110_13_1_3) {
+  const HeaderList stored = {{"Date", date_at(0)}, {"Last-Modified", date_at(-100)}};
+  const HeaderList one = {{"If-Modified-Since", date_at(0)}};
+  EXPECT_EQ(evaluate_conditional("GET", one, stored, at(1)), ConditionalOutcome::send_not_modified);
+  const HeaderList two = {{"If-Modified-Since", date_at(0)}, {"If-Modified-Since", date_at(0)}};
+  EXPECT_EQ(evaluate_conditional("GET", two, stored, at(1)), ConditionalOutcome::send_full);
 }
 
 // RFC 9111 §3.1: a 304 that brings no-cache="set-cookie" clears the stored cookie.
