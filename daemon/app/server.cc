@@ -67,6 +67,7 @@ std::shared_ptr<const Settings> make_settings(const config::Config& config) {
   AccessList::build(config.admin.allow, settings->admin_clients);
   AccessList::build(config.access.deny_destinations, settings->deny_destinations);
   settings->via = via_entry("1.1", config.node.id);
+  settings->via_10 = via_entry("1.0", config.node.id);
   return settings;
 }
 

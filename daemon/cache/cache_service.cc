@@ -246,8 +246,8 @@ awaitable<unsigned> CacheService::relay_and_store(CacheRequest& r,
   if (store && r.fills_cache()) {
     variant = fill_variant(r.headers, r.directives, facts, policy_.max_object_bytes);
   }
-  prepare_client_head(msg, r.client, r.parser.get().version(), r.head_method, r.settings.via,
-                      to_string(result));
+  prepare_client_head(msg, r.client, r.parser.get().version(), r.head_method,
+                      r.settings.via_for(msg.version()), to_string(result));
   if (const auto hidden = hidden_tag_field(r); !hidden.empty()) msg.erase(hidden);
   r.client.keep_alive = msg.keep_alive();
   r.record.result = result;

@@ -18,9 +18,9 @@ beast::http::request_header<> make_upstream_head(const beast::http::request_head
   head.erase(protocol::kPeerAuthHeader);
   head.erase(protocol::kOwnerFetchHeader);
   head.target(route.upstream_target);
-  head.version(11);
   head.set(beast::http::field::host, route.host_header);
-  append_via(head, settings.via);
+  append_via(head, settings.via_for(head.version()));
+  head.version(11);
   if (settings.config.mode == config::Mode::reverse) {
     const auto prior = head["X-Forwarded-For"];
     head.set("X-Forwarded-For",
@@ -111,7 +111,8 @@ awaitable<ForwardResult> forward_request(
   // A final answer before the body was sent (after Expect) leaves it unread.
   if (!parser.is_done()) client.keep_alive = false;
   auto& msg = response->parser->get();
-  prepare_client_head(msg, client, req.version(), upstream.head_method, settings.via, "MISS");
+  prepare_client_head(msg, client, req.version(), upstream.head_method,
+                      settings.via_for(msg.version()), "MISS");
   // The cache's tags are not the client's business (docs/proxy.md), on any path.
   if (!settings.config.cache.tag_header_pass) msg.erase(settings.config.cache.tag_header);
   client.keep_alive = msg.keep_alive();

@@ -31,6 +31,9 @@ struct Settings {
   AccessList clients;
   AccessList admin_clients;      // admin.allow: the admin listener and the PURGE method
   std::string via;               // our Via member, "1.1 <node-id>"
+  std::string via_10;            // "1.0 <node-id>", for messages received as HTTP/1.0
+  // RFC 9110 §7.6.3: the member names the version the message was received with.
+  const std::string& via_for(unsigned version) const { return version == 10 ? via_10 : via; }
   AccessList deny_destinations;  // access.deny_destinations
   OwnListeners own_listeners;    // filled by the Server once its listeners are bound
   // Who may connect to the peer object listener: cluster.peer_allow, or the

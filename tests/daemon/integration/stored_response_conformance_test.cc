@@ -2,10 +2,11 @@
 // real origin, in forward and reverse mode: preconditions and ranges apply
 // only to what would otherwise be a 2xx or a 200 (RFC 9110 §13.2.1, §14.2),
 // one If-Modified-Since line is a date and two are not (§13.1.3), an undated
-// response is dated on the way (§6.6.1), and of two stored variants that suit
-// a request the most recent answers (RFC 9111 §4).
+// response is dated on the way (§6.6.1), and our Via member names the version
+// a message came with (§7.6.3).
 #include "tests/daemon/integration/proxy_fixture.h"
 #include "tests/support/http_date.h"
+#include "tests/support/raw_client.h"
 
 namespace sumcache::testing {
 namespace {
@@ -59,6 +60,26 @@ TEST_P(StoredResponse, UndatedResponseIsDatedOnTheWay) {
   ASSERT_EQ(x_cache(hit), "HIT");
   EXPECT_TRUE(hit.header("Date").has_value());
   EXPECT_EQ(origin_.log().count("/obj/undated"), 1U);
+}
+
+// RFC 9110 §7.6.3: Via's received-protocol is the version the request came
+// with: "1.0" from an HTTP/1.0 client, "1.1" from an HTTP/1.1 one.
+TEST_P(StoredResponse, ViaNamesTheVersionTheRequestCameWith) {
+  const std::string target =
+      GetParam() == "reverse" ? "/obj/via10?size=3" : origin_url("/obj/via10?size=3");
+  const auto reply =
+      raw_exchange("127.0.0.1", port_, "GET " + target + " HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n",
+                   std::chrono::seconds(5));
+  ASSERT_TRUE(reply.ok());
+  ASSERT_FALSE(parse_responses(reply->data).empty()) << reply->data;
+  fetch("/obj/via11?size=3");
+  std::string via10, via11;
+  for (const auto& entry : origin_.log().entries()) {
+    const auto via = find_header(entry.headers, "Via").value_or("<none>");
+    (entry.target.find("via10") != std::string::npos ? via10 : via11) = via;
+  }
+  EXPECT_EQ(via10, "1.0 test-node");
+  EXPECT_EQ(via11, "1.1 test-node");
 }
 
 }  // namespace
