@@ -66,7 +66,7 @@ seconds freshness_lifetime(int status, const HeaderList& response,
                            const HeuristicPolicy& policy) {
   if (directives.s_maxage) return *directives.s_maxage;
   if (directives.max_age) return *directives.max_age;
-  if (has_field(response, "Expires")) {
+  if (!directives.from_targeted_field && has_field(response, "Expires")) {
     // §4.2.1: with two Expires lines the response is considered stale;
     // §5.3: an invalid date (such as "0") is a time in the past.
     if (count_fields(response, "Expires") > 1) return seconds{0};

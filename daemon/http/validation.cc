@@ -8,6 +8,7 @@
 #include "daemon/http/entity_tag.h"
 #include "daemon/http/field_value.h"
 #include "daemon/http/http_date.h"
+#include "daemon/http/targeted_cache_control.h"
 
 namespace sumcache::daemon {
 namespace {
@@ -98,15 +99,16 @@ HeaderList not_modified_fields(const HeaderList& stored_response) {
 
 std::optional<HeaderList> freshen_stored_headers(const HeaderList& stored_response,
                                                  const HeaderList& not_modified,
-                                                 sys_seconds response_time) {
+                                                 sys_seconds response_time,
+                                                 std::span<const std::string> targeted_fields) {
   if (!selects_stored(stored_response, not_modified)) return std::nullopt;
   HeaderList incoming = headers_to_store(not_modified, ResponseDirectives{}, response_time);
   remove_field(incoming, "Content-Length");
   HeaderList merged = stored_response;
   for (const HeaderField& f : incoming) remove_field(merged, f.name);
   merged.insert(merged.end(), incoming.begin(), incoming.end());
-  // The merged Cache-Control may name fields that must not be stored (§3.1).
-  const ResponseDirectives directives = response_directives(merged);
+  // The merged directives may name fields that must not be stored (§3.1).
+  const ResponseDirectives directives = effective_response_directives(merged, targeted_fields);
   return headers_to_store(std::move(merged), directives, response_time);
 }
 
