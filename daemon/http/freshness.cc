@@ -15,7 +15,8 @@ using std::chrono::sys_seconds;
 std::optional<sys_seconds> date_field(const HeaderList& fields, std::string_view name,
                                       sys_seconds now) {
   const auto value = first_value(fields, name);
-  return value ? parse_http_date(*value, now) : std::nullopt;
+  // A sloppy origin's Expires, Date and Last-Modified (http_date.h).
+  return value ? parse_http_date_any_case(*value, now) : std::nullopt;
 }
 
 // RFC 9110 §6.6.1: without a (valid) Date, the time the response was received.

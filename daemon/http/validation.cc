@@ -30,11 +30,12 @@ bool none_match(std::string_view field, const HeaderList& stored) {
                       list->tags, [&etag](const EntityTag& t) { return weak_match(t, *etag); });
 }
 
-// RFC 9111 §4.3.2: Last-Modified, else Date (which headers_to_store ensures).
+// RFC 9111 §4.3.2: Last-Modified, else Date (which headers_to_store ensures),
+// read as freshness reads them (parse_http_date_any_case).
 std::optional<sys_seconds> modification_date(const HeaderList& stored, sys_seconds now) {
   for (std::string_view name : {"Last-Modified", "Date"}) {
     const auto value = first_value(stored, name);
-    if (auto date = value ? parse_http_date(*value, now) : std::nullopt) return date;
+    if (auto date = value ? parse_http_date_any_case(*value, now) : std::nullopt) return date;
   }
   return std::nullopt;
 }

@@ -129,6 +129,36 @@ const std::vector<Row>& targeted_rows() {
   return rows;
 }
 
+// RFC 9110 §5.6.7 read tolerantly (wrong-case names); RFC 9111 §5.3: an
+// invalid Expires is in the past, so the response is stale at once.
+const std::vector<Row>& expires_rows() {
+  static const std::vector<Row> rows = {
+      {"expires-exact", "RFC 9111 §4.2.1", "Expires: Thu, 18 Aug 2050 02:01:18 GMT", Second::hit},
+      {"expires-upper-weekday", "RFC 9110 §5.6.7 (tolerated)",
+       "Expires: THU, 18 Aug 2050 02:01:18 GMT", Second::hit},
+      {"expires-upper-month", "RFC 9110 §5.6.7 (tolerated)",
+       "Expires: Thu, 18 AUG 2050 02:01:18 GMT", Second::hit},
+      {"expires-mixed-gmt", "RFC 9110 §5.6.7 (tolerated)", "Expires: Thu, 18 Aug 2050 02:01:18 gMT",
+       Second::hit},
+      {"expires-rfc850-lower", "RFC 9110 §5.6.7 (tolerated)",
+       "Expires: thursday, 18-aug-50 02:01:18 gmt", Second::hit},
+      {"expires-utc", "RFC 9111 §5.3", "Expires: Thu, 18 Aug 2050 02:01:18 UTC", Second::fetched},
+      {"expires-two-digit-year", "RFC 9111 §5.3", "Expires: Thu, 18 Aug 50 02:01:18 GMT",
+       Second::fetched},
+      {"expires-no-comma", "RFC 9111 §5.3", "Expires: Thu 18 Aug 2050 02:01:18 GMT",
+       Second::fetched},
+      {"expires-double-spaces", "RFC 9111 §5.3", "Expires: Thu, 18  Aug  2050 02:01:18 GMT",
+       Second::fetched},
+      {"expires-date-dashes", "RFC 9111 §5.3", "Expires: Thu, 18-Aug-2050 02:01:18 GMT",
+       Second::fetched},
+      {"expires-time-periods", "RFC 9111 §5.3", "Expires: Thu, 18 Aug 2050 02.01.18 GMT",
+       Second::fetched},
+      {"expires-one-digit-hour", "RFC 9111 §5.3", "Expires: Thu, 18 Aug 2050 2:01:18 GMT",
+       Second::fetched},
+  };
+  return rows;
+}
+
 // Runs rows: every suite below derives from it.
 class TargetedRows : public BothModes {
  protected:
@@ -171,6 +201,10 @@ INSTANTIATE_TEST_SUITE_P(Modes, TargetedConformance, kBothModes, mode_name);
 
 TEST_P(TargetedConformance, CdnCacheControlRows) {
   for (const Row& row : targeted_rows()) run_row(row, kCdn);
+}
+
+TEST_P(TargetedConformance, ExpiresParsingRows) {
+  for (const Row& row : expires_rows()) run_row(row, kCdn);
 }
 
 // RFC 9213 §2.1: a list of fields in order of precedence
