@@ -304,5 +304,50 @@ TEST_P(TargetedInvalidCounted, AnInvalidFieldIsCountedAndLogged) {
   EXPECT_EQ(wait_for_invalid("1"), "1");
 }
 
+// RFC 9111 §4.3.2: If-Modified-Since on a fresh stored response without
+// Last-Modified is evaluated against its Date (RFC 9110 §13.1.3: 304 when
+// the date is not later than the one the client gives), from the store.
+struct ImsRow {
+  const char* name;
+  const char* rule;
+  std::chrono::seconds since_date;  // If-Modified-Since = stored Date + this
+  bool any_case;                    // the IMS written in upper case
+  unsigned status;
+};
+
+TEST_P(TargetedConformance, IfModifiedSinceAgainstStoredDateRows) {
+  const std::vector<ImsRow> rows = {
+      {"ims-equal-date", "RFC 9111 §4.3.2, RFC 9110 §13.1.3", std::chrono::seconds{0}, false, 304},
+      {"ims-before-date", "RFC 9111 §4.3.2, RFC 9110 §13.1.3", std::chrono::seconds{-1}, false,
+       200},
+      {"ims-long-before-date", "RFC 9111 §4.3.2, RFC 9110 §13.1.3", std::chrono::seconds{-3000},
+       false, 200},
+      {"ims-wrong-case", "RFC 9110 §13.1.3 (not an HTTP-date: ignored)", std::chrono::seconds{0},
+       true, 200},
+  };
+  for (const ImsRow& row : rows) {
+    SCOPED_TRACE(std::string(row.name) + " (" + row.rule + ")");
+    const std::string path = std::string("/obj/") + row.name;
+    const ClientResponse first = fetch(path + "?max_age=3600");
+    ASSERT_EQ(first.status, 200U);
+    ASSERT_FALSE(first.header("Last-Modified").has_value());
+    const auto date = parse_http_date(header_or(first, "Date"));
+    ASSERT_TRUE(date.has_value());
+    std::string since = format_http_date(*date + row.since_date);
+    if (row.any_case) {
+      for (char& c : since) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    }
+    const ClientResponse second = fetch(path + "?max_age=3600", {{"If-Modified-Since", since}});
+    EXPECT_EQ(second.status, row.status) << since;
+    EXPECT_EQ(origin_.log().count(path), 1U);
+    if (row.status == 304) {
+      EXPECT_TRUE(second.body.empty());
+      EXPECT_EQ(header_or(second, "Date"), header_or(first, "Date"));
+    } else {
+      EXPECT_EQ(second.body, first.body);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace sumcache::testing
