@@ -293,13 +293,12 @@ TEST_P(TargetedInvalidCounted, AnInvalidFieldIsCountedAndLogged) {
           kCdn);
   // Counted once: the second answer came from the store, not from the origin.
   EXPECT_EQ(wait_for_invalid("1"), "1");
-  EXPECT_NE(daemon_log().find("ignored CDN-Cache-Control of "), std::string::npos)
-      << daemon_log();
+  EXPECT_NE(daemon_log().find("ignored CDN-Cache-Control of "), std::string::npos) << daemon_log();
   // A valid field, or an empty one (RFC 9213 §2.2 ignores it, it is no typo), is not counted.
   run_row({"valid-not-counted", "RFC 9213 §2.2", "CDN-Cache-Control: max-age=3600", Second::hit},
           kCdn);
-  run_row({"empty-not-counted", "RFC 9213 §2.2",
-           "CDN-Cache-Control: \nCache-Control: max-age=3600", Second::hit},
+  run_row({"empty-not-counted", "RFC 9213 §2.2", "CDN-Cache-Control: \nCache-Control: max-age=3600",
+           Second::hit},
           kCdn);
   EXPECT_EQ(wait_for_invalid("1"), "1");
 }
