@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "config/size_string.h"
 
@@ -39,6 +40,9 @@ struct CacheConfig {
   bool tag_header_pass = false;
   std::uint32_t max_tags_per_object = 64;
   std::uint64_t tag_index_max_entries = 1'000'000;
+  // Targeted cache-control fields (RFC 9213) this cache obeys over
+  // Cache-Control and Expires, first in the list first; empty: none.
+  std::vector<std::string> targeted_fields{"CDN-Cache-Control"};
   friend bool operator==(const CacheConfig&, const CacheConfig&) = default;
 };
 

@@ -73,7 +73,8 @@ Json write_cache(const CacheConfig& c) {
           {"tag_header", c.tag_header},
           {"tag_header_pass", c.tag_header_pass},
           {"max_tags_per_object", c.max_tags_per_object},
-          {"tag_index_max_entries", c.tag_index_max_entries}};
+          {"tag_index_max_entries", c.tag_index_max_entries},
+          {"targeted_fields", c.targeted_fields}};
 }
 
 Json write_cluster(const ClusterConfig& c, Secrets secrets) {

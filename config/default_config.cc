@@ -55,7 +55,8 @@ std::string default_config_json() {
     "tag_header": "Surrogate-Key",
     "tag_header_pass": false,
     "max_tags_per_object": 64,
-    "tag_index_max_entries": 1000000
+    "tag_index_max_entries": 1000000,
+    "targeted_fields": ["CDN-Cache-Control"]
   },
   "filter": {
     "bits_per_entry": 16,

@@ -16,11 +16,52 @@ constexpr std::int64_t kYearMs = std::int64_t{365} * 24 * kHourMs;
 constexpr std::uint64_t kMaxMemoryBytes = 64 * kTiB;
 constexpr std::uint64_t kMaxDiskBytes = 1024 * kTiB;
 constexpr std::size_t kMaxTagHeaderBytes = 64;
+// Each listed field is looked up in every response that is stored.
+constexpr std::size_t kMaxTargetedFields = 8;
 
 // tchar (RFC 9110 §5.6.2): what a field name is made of.
 bool is_tchar(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) != 0 ||
          std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
+}
+
+bool is_field_name(std::string_view name) {
+  return !name.empty() && name.size() <= kMaxTagHeaderBytes &&
+         std::all_of(name.begin(), name.end(), is_tchar);
+}
+
+bool iequal(std::string_view a, std::string_view b) {
+  return std::ranges::equal(a, b, [](char x, char y) {
+    return std::tolower(static_cast<unsigned char>(x)) ==
+           std::tolower(static_cast<unsigned char>(y));
+  });
+}
+
+// RFC 9213 §2.1: targeted field names in order of precedence. Cache-Control is
+// what they take precedence over, so it cannot be one of them.
+void read_targeted_fields(ObjectReader& r, std::vector<std::string>& out) {
+  const Json* v = r.find("targeted_fields");
+  if (v == nullptr) return;
+  const std::string path = r.path_of("targeted_fields");
+  if (v->is_array() && v->size() > kMaxTargetedFields) {
+    throw ConfigError(path, "must list at most " + std::to_string(kMaxTargetedFields) + " fields");
+  }
+  out.clear();
+  for_each_element(*v, path, [&](const Json& element, const std::string& element_path) {
+    const std::string& name = as_string(element, element_path);
+    if (!is_field_name(name)) {
+      throw ConfigError(element_path,
+                        "must be a field name: 1 to 64 letters, digits or !#$%&'*+-.^_`|~");
+    }
+    if (iequal(name, "Cache-Control")) {
+      throw ConfigError(element_path,
+                        "must not be Cache-Control: targeted fields take precedence over it");
+    }
+    if (std::ranges::any_of(out, [&](const std::string& seen) { return iequal(seen, name); })) {
+      throw ConfigError(element_path, "\"" + name + "\" is listed twice");
+    }
+    out.push_back(name);
+  });
 }
 
 }  // namespace
@@ -60,14 +101,14 @@ void read_cache(ObjectReader& r, CacheConfig& out) {
   r.read("heuristic_max_ms", out.heuristic_max_ms, 0, kYearMs);
   r.read_integer("shards", out.shards, 1, 1024);
   r.read("tag_header", out.tag_header);
-  if (out.tag_header.empty() || out.tag_header.size() > kMaxTagHeaderBytes ||
-      !std::all_of(out.tag_header.begin(), out.tag_header.end(), is_tchar)) {
+  if (!is_field_name(out.tag_header)) {
     throw ConfigError(r.path_of("tag_header"),
                       "must be a field name: 1 to 64 letters, digits or !#$%&'*+-.^_`|~");
   }
   r.read("tag_header_pass", out.tag_header_pass);
   r.read_integer("max_tags_per_object", out.max_tags_per_object, 1, 1024);
   r.read_integer("tag_index_max_entries", out.tag_index_max_entries, 0, std::int64_t{1} << 32);
+  read_targeted_fields(r, out.targeted_fields);
 }
 
 void read_filter(ObjectReader& r, FilterConfig& out) {

@@ -64,6 +64,7 @@ Config apply_live(const Config& running, const Config& next) {
   merged.reverse.host_header = next.reverse.host_header;
   merged.cache.heuristic_fraction = next.cache.heuristic_fraction;
   merged.cache.heuristic_max_ms = next.cache.heuristic_max_ms;
+  merged.cache.targeted_fields = next.cache.targeted_fields;
   merged.log.level = next.log.level;
   merged.log.access_format = next.log.access_format;
   merged.admin.token = next.admin.token;

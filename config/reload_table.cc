@@ -17,6 +17,7 @@ constexpr ReloadRule kRules[] = {
     {"$.limits", ReloadClass::live, "every field"},
     {"$.cache.heuristic_fraction", ReloadClass::live},
     {"$.cache.heuristic_max_ms", ReloadClass::live},
+    {"$.cache.targeted_fields", ReloadClass::live},
     {"$.log.level", ReloadClass::live},
     {"$.log.access_format", ReloadClass::live},
     {"$.cluster.update_threshold_percent", ReloadClass::live},

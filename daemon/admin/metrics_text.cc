@@ -183,6 +183,11 @@ void write_connections(W& w, const StatsSnapshot& s) {
            "Responses fetched to fill the cache that the store refused (over "
            "cache.max_object_bytes with their head, over a tag bound).",
            s.fills_not_stored);
+  w.single("sumcache_targeted_fields_invalid_total", "counter",
+           "Responses whose targeted cache-control field (cache.targeted_fields) was not a valid "
+           "Dictionary or had a directive of the wrong type: ignored, the next field or "
+           "Cache-Control applied (RFC 9213).",
+           s.targeted_fields_invalid);
   w.single("sumcache_upstream_idle_connections", "gauge",
            "Keep-alive upstream connections waiting in the pools.", s.upstream.idle);
   w.single("sumcache_upstream_connects_total", "counter", "Upstream connections opened.",

@@ -3,6 +3,7 @@
 #include "daemon/cache/stored_head.h"
 #include "daemon/http/cacheability.h"
 #include "daemon/http/hop_by_hop.h"
+#include "daemon/http/targeted_cache_control.h"
 #include "daemon/http/validation.h"
 #include "daemon/http/vary.h"
 
@@ -12,6 +13,14 @@ namespace {
 // Fields a hit writes itself (headers_to_store has removed the hop-by-hop ones).
 void remove_per_response_fields(HeaderList& fields) {
   for (const char* name : {"Age", "X-Cache", "Content-Length"}) remove_field(fields, name);
+}
+
+// What only storing reads is not kept in the meta (cached_meta.h): the field
+// lists went into headers_to_store, the targeted mark into the freshness.
+void forget_store_time_directives(ResponseDirectives& directives) {
+  directives.no_cache_fields.clear();
+  directives.private_fields.clear();
+  directives.from_targeted_field = false;
 }
 
 }  // namespace
@@ -42,8 +51,7 @@ std::pair<std::string, std::string> stored_head_and_meta(const ResponseFacts& re
   meta.freshness = stored_freshness(response.status, response.fields, response.directives,
                                     response.times, policy);
   meta.directives = response.directives;
-  meta.directives.no_cache_fields.clear();
-  meta.directives.private_fields.clear();
+  forget_store_time_directives(meta.directives);
   meta.vary = joined_value(response.fields, "Vary").value_or("");
   HeaderList fields =
       headers_to_store(response.fields, response.directives, response.times.response_time);
@@ -56,18 +64,19 @@ std::pair<std::string, std::string> stored_head_and_meta(const ResponseFacts& re
 
 std::optional<std::pair<std::string, std::string>> refreshed_head_and_meta(
     std::string_view stored_head, const CachedMeta& meta, const HeaderList& not_modified,
-    ExchangeTimes times, const HeuristicPolicy& policy, std::string_view tag_field) {
+    ExchangeTimes times, const HeuristicPolicy& policy,
+    std::span<const std::string> targeted_fields, std::string_view tag_field) {
   const StoredHead stored = parse_stored_head(stored_head);
-  auto merged = freshen_stored_headers(stored.fields, not_modified, times.response_time);
+  auto merged =
+      freshen_stored_headers(stored.fields, not_modified, times.response_time, targeted_fields);
   if (!merged) return std::nullopt;
   // §4.1: the request matched the stored Vary; a 304 that changes it names
   // fields nobody compared, so the stored response is not reused as it is.
   if (joined_value(*merged, "Vary").value_or("") != meta.vary) return std::nullopt;
   CachedMeta fresh = meta;
-  fresh.directives = response_directives(*merged);
+  fresh.directives = effective_response_directives(*merged, targeted_fields);
   fresh.freshness = stored_freshness(meta.status, *merged, fresh.directives, times, policy);
-  fresh.directives.no_cache_fields.clear();
-  fresh.directives.private_fields.clear();
+  forget_store_time_directives(fresh.directives);
   remove_field(*merged, "Age");
   remove_field(*merged, "X-Cache");
   move_field_last(*merged, tag_field);

@@ -3,6 +3,7 @@
 // per RFC 9111 §3.1, our Via, an exact Content-Length, no Age: that is
 // computed per hit) and the meta with the freshness facts (§4.2).
 
+#include <span>
 #include <string>
 
 #include "daemon/cache/cached_meta.h"
@@ -37,10 +38,12 @@ std::pair<std::string, std::string> stored_head_and_meta(const ResponseFacts& re
 
 // After a 304 (§4.3.4): the stored fields freshened by the 304's, or nullopt
 // when the 304 describes another representation or changes Vary (§4.1): the
-// caller then fetches the response whole.
+// caller then fetches the response whole. The directives of the merged fields
+// are read through `targeted_fields` (cache.targeted_fields, RFC 9213).
 std::optional<std::pair<std::string, std::string>> refreshed_head_and_meta(
     std::string_view stored_head, const CachedMeta& meta, const HeaderList& not_modified,
-    ExchangeTimes times, const HeuristicPolicy& policy, std::string_view tag_field = {});
+    ExchangeTimes times, const HeuristicPolicy& policy,
+    std::span<const std::string> targeted_fields, std::string_view tag_field = {});
 
 ExchangeTimes exchange_times(std::chrono::system_clock::time_point request_time,
                              std::chrono::system_clock::time_point response_time);

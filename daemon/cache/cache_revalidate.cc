@@ -11,6 +11,7 @@
 #include "daemon/exchange/upstream_exchange.h"
 #include "daemon/http/cacheability.h"
 #include "daemon/http/message_framing.h"
+#include "daemon/http/targeted_cache_control.h"
 #include "daemon/http/validation.h"
 #include "daemon/http/vary.h"
 #include "daemon/log/log_limiter.h"
@@ -101,9 +102,9 @@ awaitable<unsigned> CacheService::revalidate(CacheRequest& r, const Candidate& c
     const auto times = exchange_times(res->request_time, res->response_time);
     const HeaderList fields = to_header_list(res->parser->get().base());
     co_await finish_upstream(r.worker, limits, std::move(res));
-    auto refreshed = refreshed_head_and_meta(c.object->head, c.meta, fields, times,
-                                             heuristic_policy(r.settings.config),
-                                             r.settings.config.cache.tag_header);
+    auto refreshed = refreshed_head_and_meta(
+        c.object->head, c.meta, fields, times, heuristic_policy(r.settings.config),
+        r.settings.config.cache.targeted_fields, r.settings.config.cache.tag_header);
     if (!refreshed) co_return co_await fetch(r, nullptr, false);
     store_.update_meta(c.object->key, c.object->variant, refreshed->second, refreshed->first);
     auto object = std::make_shared<StoredObject>(*c.object);
@@ -144,11 +145,11 @@ void CacheService::revalidate_in_background(CacheRequest& r, const Candidate& c)
     auto& msg = res->parser->get();
     ResponseFacts facts{static_cast<int>(msg.result_int()), std::string(msg.reason()), to_header_list(msg.base()),
                         {}, times};
-    facts.directives = response_directives(facts.fields);
+    facts.directives = effective_response_directives(facts.fields, s->config.cache.targeted_fields);
     if (facts.status == 304) {
-      if (auto refreshed =
-              refreshed_head_and_meta(stale.object->head, stale.meta, facts.fields, times,
-                                      heuristic_policy(s->config), s->config.cache.tag_header)) {
+      if (auto refreshed = refreshed_head_and_meta(
+              stale.object->head, stale.meta, facts.fields, times, heuristic_policy(s->config),
+              s->config.cache.targeted_fields, s->config.cache.tag_header)) {
         self.store_.update_meta(key, stale.object->variant, std::move(refreshed->second),
                                 std::move(refreshed->first));
       }

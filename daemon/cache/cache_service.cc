@@ -6,6 +6,7 @@
 #include "daemon/cache/disk_fill_sink.h"
 #include "daemon/cache/disk_hit.h"
 #include "daemon/cache/hit_writer.h"
+#include "daemon/cache/invalid_targeted_field.h"
 #include "daemon/cache/store_io_wait.h"
 #include "daemon/cache/store_on_fill.h"
 #include "daemon/exchange/header_convert.h"
@@ -13,6 +14,7 @@
 #include "daemon/http/cacheability.h"
 #include "daemon/http/freshness.h"
 #include "daemon/http/invalidation.h"
+#include "daemon/http/targeted_cache_control.h"
 #include "daemon/http/unproven_use.h"
 #include "daemon/http/use_decision.h"
 #include "daemon/http/vary.h"
@@ -241,7 +243,11 @@ awaitable<unsigned> CacheService::relay_and_store(CacheRequest& r,
   auto& msg = res->parser->get();
   ResponseFacts facts{static_cast<int>(msg.result_int()), std::string(msg.reason()), to_header_list(msg.base()), {},
                       exchange_times(res->request_time, res->response_time)};
-  facts.directives = response_directives(facts.fields);
+  auto chosen = choose_response_directives(facts.fields, r.settings.config.cache.targeted_fields);
+  facts.directives = std::move(chosen.directives);
+  if (!chosen.invalid_field.empty()) {
+    note_invalid_targeted_field(r.worker, chosen.invalid_field, r.route.cache_key);
+  }
   std::optional<std::string> variant;
   if (store && r.fills_cache()) {
     variant = fill_variant(r.headers, r.directives, facts, policy_.max_object_bytes);

@@ -78,6 +78,7 @@ struct ProxyShared {
   LogLimiter bad_gateway_log;      // upstream failures answered with 502
   LogLimiter gateway_timeout_log;  // and with 504
   LogLimiter fill_log;             // fills the store refused (cache/store_on_fill.h)
+  LogLimiter targeted_log;         // invalid targeted fields (cache/invalid_targeted_field.h)
   const std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
 };
 

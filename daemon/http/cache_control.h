@@ -44,6 +44,10 @@ struct ResponseDirectives {
   bool immutable = false;                                      // RFC 8246
   std::optional<std::chrono::seconds> stale_while_revalidate;  // RFC 5861 §3
   std::optional<std::chrono::seconds> stale_if_error;          // RFC 5861 §4
+  // Read from a targeted field instead of Cache-Control: Expires is then
+  // ignored too (RFC 9213 §2.2; targeted_cache_control.h). Only freshness and
+  // storability read it, when the response is stored; the meta does not keep it.
+  bool from_targeted_field = false;
   friend bool operator==(const ResponseDirectives&, const ResponseDirectives&) = default;
 };
 

@@ -30,8 +30,9 @@ bool allows_authorized(const ResponseDirectives& d) {
 
 // §3: the last condition, "the response contains at least one of" these.
 bool has_freshness_info(int status, const HeaderList& response, const ResponseDirectives& d) {
-  return d.is_public || d.max_age || d.s_maxage || has_field(response, "Expires") ||
-         is_heuristically_cacheable(status);
+  // RFC 9213 §2.2: a targeted field's directives replace Expires too.
+  const bool expires = !d.from_targeted_field && has_field(response, "Expires");
+  return d.is_public || d.max_age || d.s_maxage || expires || is_heuristically_cacheable(status);
 }
 
 bool too_large(const HeaderList& response, std::uint64_t max_object_bytes) {

@@ -15,7 +15,8 @@ using std::chrono::sys_seconds;
 std::optional<sys_seconds> date_field(const HeaderList& fields, std::string_view name,
                                       sys_seconds now) {
   const auto value = first_value(fields, name);
-  return value ? parse_http_date(*value, now) : std::nullopt;
+  // A sloppy origin's Expires, Date and Last-Modified (http_date.h).
+  return value ? parse_http_date_any_case(*value, now) : std::nullopt;
 }
 
 // RFC 9110 §6.6.1: without a (valid) Date, the time the response was received.
@@ -70,7 +71,7 @@ seconds freshness_lifetime(int status, const HeaderList& response,
                            const HeuristicPolicy& policy) {
   if (directives.s_maxage) return *directives.s_maxage;
   if (directives.max_age) return *directives.max_age;
-  if (has_field(response, "Expires")) {
+  if (!directives.from_targeted_field && has_field(response, "Expires")) {
     // §4.2.1: with two Expires lines the response is considered stale;
     // §5.3: an invalid date (such as "0") is a time in the past.
     if (count_fields(response, "Expires") > 1) return seconds{0};

@@ -53,7 +53,8 @@ std::chrono::sys_seconds generated_at(const StoredFreshness& stored);
 std::chrono::seconds current_age(const StoredFreshness& stored, std::chrono::sys_seconds now);
 
 // §4.2.1, for a shared cache: s-maxage, else max-age, else Expires - Date
-// (an invalid Expires, or more than one, is already expired, §5.3), else the
+// (an invalid Expires, or more than one, is already expired, §5.3; ignored
+// when the directives came from a targeted field, RFC 9213 §2.2), else the
 // heuristic where §4.2.2 allows one (no explicit expiry; status heuristically
 // cacheable or "public"), else 0.
 std::chrono::seconds freshness_lifetime(int status, const HeaderList& response,

@@ -25,12 +25,20 @@ struct Fields {
 };
 
 // A cursor over the date text; every read checks bounds and fails closed.
+// Names (day, month, "GMT") match exactly or, with any_case, in any letter
+// case; punctuation, digits and spaces always match exactly.
 class Cursor {
  public:
-  explicit Cursor(std::string_view text) : text_(text) {}
+  Cursor(std::string_view text, bool any_case) : text_(text), any_case_(any_case) {}
 
   bool literal(std::string_view s) {
     if (text_.substr(pos_, s.size()) != s) return false;
+    pos_ += s.size();
+    return true;
+  }
+  bool name(std::string_view s) {
+    const std::string_view here = text_.substr(pos_, s.size());
+    if (any_case_ ? !iequals(here, s) : here != s) return false;
     pos_ += s.size();
     return true;
   }
@@ -46,7 +54,7 @@ class Cursor {
   template <std::size_t N>
   bool one_of(const std::array<std::string_view, N>& names, unsigned& index) {
     for (unsigned i = 0; i < N; ++i) {
-      if (literal(names[i])) {
+      if (name(names[i])) {
         index = i;
         return true;
       }
@@ -68,36 +76,37 @@ class Cursor {
 
  private:
   std::string_view text_;
+  bool any_case_;
   std::size_t pos_ = 0;
 };
 
 // "Sun, 06 Nov 1994 08:49:37 GMT"
-bool parse_imf_fixdate(std::string_view text, Fields& f) {
-  Cursor c(text);
+bool parse_imf_fixdate(std::string_view text, bool any_case, Fields& f) {
+  Cursor c(text, any_case);
   unsigned ignored = 0;
   int day = 0;
   bool ok = c.one_of(kDayNames, ignored) && c.literal(", ") && c.digits(2, day) && c.literal(" ") &&
             c.month(f.month) && c.literal(" ") && c.digits(4, f.year) && c.literal(" ") &&
-            c.time(f) && c.literal(" GMT") && c.at_end();
+            c.time(f) && c.literal(" ") && c.name("GMT") && c.at_end();
   f.day = static_cast<unsigned>(day);
   return ok;
 }
 
 // "Sunday, 06-Nov-94 08:49:37 GMT"; the year is completed by the caller.
-bool parse_rfc850(std::string_view text, Fields& f) {
-  Cursor c(text);
+bool parse_rfc850(std::string_view text, bool any_case, Fields& f) {
+  Cursor c(text, any_case);
   unsigned ignored = 0;
   int day = 0;
   bool ok = c.one_of(kLongDayNames, ignored) && c.literal(", ") && c.digits(2, day) &&
             c.literal("-") && c.month(f.month) && c.literal("-") && c.digits(2, f.year) &&
-            c.literal(" ") && c.time(f) && c.literal(" GMT") && c.at_end();
+            c.literal(" ") && c.time(f) && c.literal(" ") && c.name("GMT") && c.at_end();
   f.day = static_cast<unsigned>(day);
   return ok;
 }
 
 // "Sun Nov  6 08:49:37 1994": the day is two digits or SP and one digit.
-bool parse_asctime(std::string_view text, Fields& f) {
-  Cursor c(text);
+bool parse_asctime(std::string_view text, bool any_case, Fields& f) {
+  Cursor c(text, any_case);
   unsigned ignored = 0;
   int day = 0;
   if (!(c.one_of(kDayNames, ignored) && c.literal(" ") && c.month(f.month) && c.literal(" ")))
@@ -127,18 +136,26 @@ std::optional<sys_seconds> to_time(const Fields& f) {
          std::chrono::minutes{f.minute} + std::chrono::seconds{f.second};
 }
 
-}  // namespace
-
-std::optional<sys_seconds> parse_http_date(std::string_view text, sys_seconds now) {
+std::optional<sys_seconds> parse(std::string_view text, sys_seconds now, bool any_case) {
   text = trim_ows(text);
   Fields f;
-  if (parse_imf_fixdate(text, f) || parse_asctime(text, f)) return to_time(f);
+  if (parse_imf_fixdate(text, any_case, f) || parse_asctime(text, any_case, f)) return to_time(f);
   f = Fields{};
-  if (parse_rfc850(text, f)) {
+  if (parse_rfc850(text, any_case, f)) {
     f.year = complete_two_digit_year(f.year, now);
     return to_time(f);
   }
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<sys_seconds> parse_http_date(std::string_view text, sys_seconds now) {
+  return parse(text, now, false);
+}
+
+std::optional<sys_seconds> parse_http_date_any_case(std::string_view text, sys_seconds now) {
+  return parse(text, now, true);
 }
 
 std::string format_http_date(sys_seconds time) {

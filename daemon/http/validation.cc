@@ -8,6 +8,7 @@
 #include "daemon/http/entity_tag.h"
 #include "daemon/http/field_value.h"
 #include "daemon/http/http_date.h"
+#include "daemon/http/targeted_cache_control.h"
 
 namespace sumcache::daemon {
 namespace {
@@ -29,11 +30,12 @@ bool none_match(std::string_view field, const HeaderList& stored) {
                       list->tags, [&etag](const EntityTag& t) { return weak_match(t, *etag); });
 }
 
-// RFC 9111 §4.3.2: Last-Modified, else Date (which headers_to_store ensures).
+// RFC 9111 §4.3.2: Last-Modified, else Date (which headers_to_store ensures),
+// read as freshness reads them (parse_http_date_any_case).
 std::optional<sys_seconds> modification_date(const HeaderList& stored, sys_seconds now) {
   for (std::string_view name : {"Last-Modified", "Date"}) {
     const auto value = first_value(stored, name);
-    if (auto date = value ? parse_http_date(*value, now) : std::nullopt) return date;
+    if (auto date = value ? parse_http_date_any_case(*value, now) : std::nullopt) return date;
   }
   return std::nullopt;
 }
@@ -107,15 +109,16 @@ HeaderList not_modified_fields(const HeaderList& stored_response) {
 
 std::optional<HeaderList> freshen_stored_headers(const HeaderList& stored_response,
                                                  const HeaderList& not_modified,
-                                                 sys_seconds response_time) {
+                                                 sys_seconds response_time,
+                                                 std::span<const std::string> targeted_fields) {
   if (!selects_stored(stored_response, not_modified)) return std::nullopt;
   HeaderList incoming = headers_to_store(not_modified, ResponseDirectives{}, response_time);
   remove_field(incoming, "Content-Length");
   HeaderList merged = stored_response;
   for (const HeaderField& f : incoming) remove_field(merged, f.name);
   merged.insert(merged.end(), incoming.begin(), incoming.end());
-  // The merged Cache-Control may name fields that must not be stored (§3.1).
-  const ResponseDirectives directives = response_directives(merged);
+  // The merged directives may name fields that must not be stored (§3.1).
+  const ResponseDirectives directives = effective_response_directives(merged, targeted_fields);
   return headers_to_store(std::move(merged), directives, response_time);
 }
 

@@ -5,6 +5,8 @@
 
 #include <chrono>
 #include <optional>
+#include <span>
+#include <string>
 #include <string_view>
 
 #include "daemon/http/header_list.h"
@@ -51,8 +53,11 @@ HeaderList not_modified_fields(const HeaderList& stored_response);
 // nullopt when the 304 describes another representation (§4.3.3): its ETag
 // does not match the stored one (strongly if it is strong, weakly if weak),
 // or, without ETag, its Last-Modified differs. The proxy then fetches anew.
+// `targeted_fields` (targeted_cache_control.h) decide which directives name
+// the fields kept out.
 std::optional<HeaderList> freshen_stored_headers(const HeaderList& stored_response,
                                                  const HeaderList& not_modified,
-                                                 std::chrono::sys_seconds response_time);
+                                                 std::chrono::sys_seconds response_time,
+                                                 std::span<const std::string> targeted_fields);
 
 }  // namespace sumcache::daemon

@@ -24,6 +24,7 @@
 #include "daemon/exchange/header_convert.h"
 #include "daemon/http/cacheability.h"
 #include "daemon/http/message_framing.h"
+#include "daemon/http/targeted_cache_control.h"
 #include "daemon/http/use_decision.h"
 #include "daemon/http/vary.h"
 #include "tests/fuzz/beast_feed.h"
@@ -35,6 +36,8 @@ namespace fuzz = sumcache::fuzz;
 namespace {
 
 constexpr int kMaxInterim = 8;  // bounded per run; the proxy reads until the first-byte timeout
+// The default cache.targeted_fields, so the targeted parser sees fuzzed fields too.
+const std::vector<std::string> kTargeted{"CDN-Cache-Control"};
 
 bool forwardable(char c) { return c != '\r' && c != '\n' && c != '\0'; }
 
@@ -57,7 +60,7 @@ void store_and_hit(const beast::http::response_header<>& head, std::uint64_t bod
                       to_header_list(head),
                       {},
                       {now - std::chrono::seconds(1), now}};
-  facts.directives = response_directives(facts.fields);
+  facts.directives = effective_response_directives(facts.fields, kTargeted);
   const StoreInput input{"GET",        request,          request_directives, facts.status,
                          facts.fields, facts.directives, 64u << 20};
   if (storability(input) != StoreReason::storable) return;
@@ -76,7 +79,8 @@ void store_and_hit(const beast::http::response_header<>& head, std::uint64_t bod
   }
   static const HeaderList not_modified = {{"Date", "Tue, 14 Nov 2023 22:14:00 GMT"},
                                           {"Cache-Control", "max-age=120"}};
-  static_cast<void>(refreshed_head_and_meta(stored, *meta, not_modified, facts.times, {}));
+  static_cast<void>(
+      refreshed_head_and_meta(stored, *meta, not_modified, facts.times, {}, kTargeted));
 }
 
 // Returns false when the exchange ends here (an error, or no final head).

@@ -102,11 +102,11 @@ TEST(CacheFill, NotModifiedThatChangesVaryRefreshesNothing_Rfc9111_4_1) {
   ASSERT_TRUE(meta.has_value());
   const ExchangeTimes times{kNow, kNow};
   EXPECT_TRUE(refreshed_head_and_meta(head, *meta,
-                                      {{"ETag", "\"v1\""}, {"Vary", "Accept-Language"}}, times, {})
+                                      {{"ETag", "\"v1\""}, {"Vary", "Accept-Language"}}, times, {}, {})
                   .has_value());
-  EXPECT_TRUE(refreshed_head_and_meta(head, *meta, {{"ETag", "\"v1\""}}, times, {}).has_value());
+  EXPECT_TRUE(refreshed_head_and_meta(head, *meta, {{"ETag", "\"v1\""}}, times, {}, {}).has_value());
   EXPECT_FALSE(refreshed_head_and_meta(head, *meta,
-                                       {{"ETag", "\"v1\""}, {"Vary", "Accept-Encoding"}}, times, {})
+                                       {{"ETag", "\"v1\""}, {"Vary", "Accept-Encoding"}}, times, {}, {})
                    .has_value());
 }
 

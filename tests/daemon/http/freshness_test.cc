@@ -84,6 +84,17 @@ TEST(Freshness, SMaxageOverridesMaxAgeWhichOverridesExpires_Rfc9111_4_2_1) {
   EXPECT_EQ(lifetime({{"Date", date_at(0)}, {"Expires", date_at(90)}}), seconds{90});
 }
 
+// RFC 9110 §5.6.7 read tolerantly (http_date.h): an Expires or Date whose
+// names have the wrong case still counts; a really invalid one is expired
+// (RFC 9111 §5.3).
+TEST(Freshness, WrongCaseExpiresAndDateCount_Rfc9110_5_6_7) {
+  EXPECT_EQ(lifetime({{"Date", "FRI, 01 MAR 2024 00:00:00 gmt"},
+                      {"Expires", "fri, 01 mar 2024 00:01:30 GMT"}}),
+            seconds{90});
+  EXPECT_EQ(lifetime({{"Date", date_at(0)}, {"Expires", "Fri, 01 Mar 2024 00:01:30 UTC"}}),
+            seconds{0});
+}
+
 // §4.2.1: Expires minus Date, with the receipt time when Date is missing.
 TEST(Freshness, ExpiresCountsFromDateOrReceipt) {
   EXPECT_EQ(lifetime({{"Date", date_at(-100)}, {"Expires", date_at(50)}}), seconds{150});

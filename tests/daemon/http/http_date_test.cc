@@ -62,6 +62,31 @@ TEST(HttpDate, RejectsInvalidDates) {
   }
 }
 
+// RFC 9110 §5.6.7 is case-sensitive; for response dates we accept names in
+// any case, in all three forms, since the instant meant is unambiguous.
+TEST(HttpDate, AnyCaseAcceptsWrongCaseNames_Rfc9110_5_6_7) {
+  for (std::string_view sloppy : {"SUN, 06 Nov 1994 08:49:37 GMT", "Sun, 06 NOV 1994 08:49:37 GMT",
+                                  "Sun, 06 Nov 1994 08:49:37 gMT", "sun, 06 nov 1994 08:49:37 gmt",
+                                  "SUNDAY, 06-nOV-94 08:49:37 Gmt", "sUN NOV  6 08:49:37 1994"}) {
+    EXPECT_EQ(parse_http_date_any_case(sloppy, kT0), kExample) << sloppy;
+    EXPECT_FALSE(parse_http_date(sloppy, kT0).has_value()) << sloppy;
+  }
+  EXPECT_EQ(parse_http_date_any_case("Sun, 06 Nov 1994 08:49:37 GMT", kT0), kExample);
+}
+
+// RFC 9111 §5.3: what is really invalid stays invalid (and an Expires holding
+// it in the past): only the case of names is forgiven.
+TEST(HttpDate, AnyCaseStillRejectsInvalidDates_Rfc9111_5_3) {
+  for (std::string_view bad :
+       {"Thu, 18 Aug 2050 02:01:18 UTC", "Thu, 18 Aug 50 02:01:18 GMT",
+        "Thu 18 Aug 2050 02:01:18 GMT", "Thu, 18  Aug  2050 02:01:18 GMT",
+        "Thu, 18-Aug-2050 02:01:18 GMT", "Thu, 18 Aug 2050 02.01.18 GMT",
+        "Thu, 18 Aug 2050 2:01:18 GMT", "Thx, 18 Aug 2050 02:01:18 GMT",
+        "Thu, 18 Agu 2050 02:01:18 GMT", "Thu, 18 Aug 2050 02:01:18 GMTX", "0", ""}) {
+    EXPECT_FALSE(parse_http_date_any_case(bad, kT0).has_value()) << bad;
+  }
+}
+
 TEST(HttpDate, FormatsImfFixdateThatParsesBack) {
   EXPECT_EQ(format_http_date(kExample), "Sun, 06 Nov 1994 08:49:37 GMT");
   EXPECT_EQ(format_http_date(sys_seconds{}), "Thu, 01 Jan 1970 00:00:00 GMT");

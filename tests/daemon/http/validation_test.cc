@@ -107,7 +107,7 @@ TEST(Validation, NotModifiedUpdatesStoredFieldsButKeepsContentLength_Rfc9111_4_3
                                    {"cache-control", "max-age=600"}, {"Content-Length", "0"},
                                    {"Connection", "close"},          {"X-Multi", "3"},
                                    {"Transfer-Encoding", "chunked"}};
-  const auto merged = freshen_stored_headers(stored, not_modified, at(501));
+  const auto merged = freshen_stored_headers(stored, not_modified, at(501), {});
   ASSERT_TRUE(merged.has_value());
   const HeaderList expected = {{"Content-Length", "1234"},       {"Content-Type", "text/plain"},
                                {"Date", date_at(500)},           {"ETag", R"("a")"},
@@ -119,7 +119,7 @@ TEST(Validation, NotModifiedUpdatesStoredFieldsButKeepsContentLength_Rfc9111_4_3
 // response's age starts at the revalidation.
 TEST(Validation, NotModifiedWithoutDateIsDatedOnReceipt) {
   const HeaderList stored = {{"Date", date_at(0)}, {"ETag", R"("a")"}};
-  const auto merged = freshen_stored_headers(stored, {{"ETag", R"("a")"}}, at(900));
+  const auto merged = freshen_stored_headers(stored, {{"ETag", R"("a")"}}, at(900), {});
   ASSERT_TRUE(merged.has_value());
   EXPECT_EQ(first_value(*merged, "Date"), date_at(900));
   EXPECT_EQ(count_fields(*merged, "Date"), 1U);
@@ -128,18 +128,18 @@ TEST(Validation, NotModifiedWithoutDateIsDatedOnReceipt) {
 // RFC 9111 §4.3.4: a 304 whose validator is not the stored one updates nothing.
 TEST(Validation, NotModifiedForAnotherRepresentationIsRejected_Rfc9111_4_3_4) {
   const HeaderList strong = {{"ETag", R"("a")"}, {"Last-Modified", date_at(-9)}};
-  EXPECT_FALSE(freshen_stored_headers(strong, {{"ETag", R"("b")"}}, at(0)).has_value());
-  EXPECT_TRUE(freshen_stored_headers(strong, {{"ETag", R"(W/"a")"}}, at(0)).has_value());
+  EXPECT_FALSE(freshen_stored_headers(strong, {{"ETag", R"("b")"}}, at(0), {}).has_value());
+  EXPECT_TRUE(freshen_stored_headers(strong, {{"ETag", R"(W/"a")"}}, at(0), {}).has_value());
   const HeaderList weak = {{"ETag", R"(W/"a")"}};
-  EXPECT_FALSE(freshen_stored_headers(weak, {{"ETag", R"("a")"}}, at(0)).has_value());
-  EXPECT_FALSE(freshen_stored_headers({}, {{"ETag", R"("a")"}}, at(0)).has_value());
-  EXPECT_FALSE(freshen_stored_headers(strong, {{"Last-Modified", date_at(-8)}}, at(0)).has_value());
-  EXPECT_TRUE(freshen_stored_headers(strong, {{"Date", date_at(0)}}, at(0)).has_value());
+  EXPECT_FALSE(freshen_stored_headers(weak, {{"ETag", R"("a")"}}, at(0), {}).has_value());
+  EXPECT_FALSE(freshen_stored_headers({}, {{"ETag", R"("a")"}}, at(0), {}).has_value());
+  EXPECT_FALSE(freshen_stored_headers(strong, {{"Last-Modified", date_at(-8)}}, at(0), {}).has_value());
+  EXPECT_TRUE(freshen_stored_headers(strong, {{"Date", date_at(0)}}, at(0), {}).has_value());
   // A Last-Modified in the 304 corresponds to no stored response without one.
   const HeaderList etag_only = {{"ETag", R"("a")"}};
   EXPECT_FALSE(
-      freshen_stored_headers(etag_only, {{"Last-Modified", date_at(-9)}}, at(0)).has_value());
-  EXPECT_TRUE(freshen_stored_headers(strong, {{"Last-Modified", date_at(-9)}}, at(0)).has_value());
+      freshen_stored_headers(etag_only, {{"Last-Modified", date_at(-9)}}, at(0), {}).has_value());
+  EXPECT_TRUE(freshen_stored_headers(strong, {{"Last-Modified", date_at(-9)}}, at(0), {}).has_value());
 }
 
 // RFC 9110 §13.2.1: preconditions apply only where the response would be 2xx (or 412).
@@ -165,9 +165,24 @@ TEST(Validation, IfModifiedSinceOnTwoLinesIsIgnored_Rfc9110_13_1_3) {
 TEST(Validation, NotModifiedCanKeepFieldsOutOfTheStore) {
   const HeaderList stored = {{"Date", date_at(0)}, {"Set-Cookie", "id=1"}};
   const auto merged =
-      freshen_stored_headers(stored, {{"Cache-Control", R"(no-cache="Set-Cookie")"}}, at(1));
+      freshen_stored_headers(stored, {{"Cache-Control", R"(no-cache="Set-Cookie")"}}, at(1), {});
   ASSERT_TRUE(merged.has_value());
   EXPECT_FALSE(has_field(*merged, "Set-Cookie"));
+}
+
+// RFC 9213 §2.2 with RFC 9111 §3.1: when a targeted field is in charge, its
+// qualified private names the fields kept out, and Cache-Control's does not.
+TEST(Validation, NotModifiedKeepsOutWhatTheTargetedFieldNames_Rfc9213_2_2) {
+  const std::vector<std::string> cdn{"CDN-Cache-Control"};
+  const HeaderList stored = {{"Date", date_at(0)}, {"Set-Cookie", "id=1"}, {"X-Session", "s"}};
+  const auto merged = freshen_stored_headers(stored,
+                                             {{"CDN-Cache-Control", R"(private="X-Session")"},
+                                              {"Cache-Control", R"(no-cache="Set-Cookie")"}},
+                                             at(1), cdn);
+  ASSERT_TRUE(merged.has_value());
+  EXPECT_TRUE(has_field(*merged, "Set-Cookie"));
+  EXPECT_FALSE(has_field(*merged, "X-Session"));
+  EXPECT_EQ(first_value(*merged, "CDN-Cache-Control"), R"(private="X-Session")");
 }
 
 }  // namespace

@@ -24,7 +24,8 @@ bool ProxyTest::start_proxy(const ProxyOptions& options) {
     "listen": [{"address": "127.0.0.1", "port": 0}],
     "admin": )" + options.admin_json + R"(,
     )" + reverse + options.extra_json + R"(
-    "cache": {"disk": {"path": ")" + cache_dir().string() + R"(", "max_bytes": "64MiB"},
+    "cache": {)" + options.cache_json + R"(
+              "disk": {"path": ")" + cache_dir().string() + R"(", "max_bytes": "64MiB"},
               "memory": {"max_bytes": "64MiB"}, "max_object_bytes": "8MiB"},
     "log": {"access_log": ")" + (work_.path() / "access.log").string() + R"(", "level": "debug"}
   })";

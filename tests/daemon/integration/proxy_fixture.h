@@ -16,6 +16,7 @@ namespace sumcache::testing {
 struct ProxyOptions {
   std::string mode = "forward";
   std::string extra_json{};  // more top-level fields, each followed by a comma
+  std::string cache_json{};  // more fields of the "cache" object, each followed by a comma
   std::string origin_url{};  // reverse mode: defaults to the test origin
   std::string reverse_tls_json{};  // reverse mode: the "tls" object, when the origin is https
   std::string admin_json = R"({"enabled": false})";  // the "admin" object
