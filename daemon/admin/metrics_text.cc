@@ -183,6 +183,10 @@ void write_connections(W& w, const StatsSnapshot& s) {
            "Responses fetched to fill the cache that the store refused (over "
            "cache.max_object_bytes with their head, over a tag bound).",
            s.fills_not_stored);
+  w.single("sumcache_cache_partial_invalid_total", "counter",
+           "206 responses from upstream with a Content-Range missing, malformed or not "
+           "matching their body (RFC 9110 section 14.4): relayed, not stored.",
+           s.partial_invalid);
   w.single("sumcache_upstream_idle_connections", "gauge",
            "Keep-alive upstream connections waiting in the pools.", s.upstream.idle);
   w.single("sumcache_upstream_connects_total", "counter", "Upstream connections opened.",

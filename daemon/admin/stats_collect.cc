@@ -54,6 +54,7 @@ void add_worker(const WorkerContext& worker, StatsSnapshot& s,
   }
   s.upstream_truncated += load(st.upstream_truncated);
   s.fills_not_stored += load(st.fills_not_stored);
+  s.partial_invalid += load(st.partial_invalid);
   for (std::size_t c = 0; c < kLatencyClasses; ++c) s.latency[c].add(m.latency[c].snapshot());
 }
 

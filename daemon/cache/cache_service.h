@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "daemon/cache/inflight_table.h"
+#include "daemon/cache/partial_table.h"
 #include "daemon/exchange/forward_flow.h"
 #include "daemon/http/freshness.h"
 #include "daemon/http/use_decision.h"
@@ -98,10 +99,26 @@ class CacheService {
   // another node owns it; nullopt: this node owns it, or the owner failed.
   awaitable<std::optional<unsigned>> fetch_from_owner(CacheRequest& r);
   void revalidate_in_background(CacheRequest& r, const Candidate& c);
+  // partial_serve.cc: a Range request answered 206 from a fresh stored
+  // partial response that holds the range (RFC 9111 §3.3); nullopt: not held.
+  awaitable<std::optional<unsigned>> serve_partial(CacheRequest& r);
+  // Whether a 206 to r is kept once its body arrives (§3.3, RFC 9110 §14.4):
+  // a bad Content-Range is a degraded path, counted and logged.
+  std::optional<PartialFill> partial_to_keep(const CacheRequest& r, const ResponseFacts& facts);
+  // Keeps it, combined with the stored ranges (§3.4); ranges that cover the
+  // whole representation become a complete 200 in the store.
+  PartialTable::Added keep_partial(CacheRequest& r, const ResponseFacts& facts, PartialFill fill,
+                                   std::string body);
+  // partial_complete.cc: a request for more than a stored partial response
+  // holds asks upstream for only the missing part, with If-Range on the
+  // entry's strong validator, and answers from the combination (§3.4);
+  // nullopt: no entry to complete, and the request goes on as it came.
+  awaitable<std::optional<unsigned>> complete_partial(CacheRequest& r);
 
   Store& store_;
   CachePolicy policy_;
   InflightTable inflight_;
+  PartialTable partials_;
   PeerService* peers_ = nullptr;
 };
 
