@@ -19,8 +19,7 @@ void remove_per_response_fields(HeaderList& fields) {
 std::optional<std::string> fill_variant(const HeaderList& request_fields,
                                         const RequestDirectives& request_directives,
                                         const ResponseFacts& response,
-                                        std::uint64_t max_object_bytes,
-                                        bool partial_allowed) {
+                                        std::uint64_t max_object_bytes, bool partial_allowed) {
   const StoreInput input{"GET",           request_fields,      request_directives, response.status,
                          response.fields, response.directives, max_object_bytes,   partial_allowed};
   if (storability(input) != StoreReason::storable) return std::nullopt;

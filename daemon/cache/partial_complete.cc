@@ -51,10 +51,12 @@ awaitable<std::optional<unsigned>> CacheService::complete_partial(CacheRequest& 
   if (!missing) co_return std::nullopt;  // held but not fresh: asked for as it came
 
   const auto& limits = r.settings.config.limits;
-  UpstreamRequest up{r.route.upstream, r.worker.tls_server_name,
-                     make_upstream_head(r.parser.get().base(), r.parser.chunked(), r.route,
-                                        r.settings, r.client),
-                     false, {}};
+  UpstreamRequest up{
+      r.route.upstream,
+      r.worker.tls_server_name,
+      make_upstream_head(r.parser.get().base(), r.parser.chunked(), r.route, r.settings, r.client),
+      false,
+      {}};
   up.head.set(beast::http::field::range, range_value(*missing, entry->complete));
   up.head.set(beast::http::field::if_range, *validator);
   auto [ec, res] = co_await exchange_with_upstream(r.worker, limits, up, &r.client, &r.parser);
@@ -70,7 +72,10 @@ awaitable<std::optional<unsigned>> CacheService::complete_partial(CacheRequest& 
   if (msg.result_int() != 206) {
     co_return co_await relay_and_store(r, std::move(res), CacheResult::miss);
   }
-  ResponseFacts facts{206, std::string(msg.reason()), to_header_list(msg.base()), {},
+  ResponseFacts facts{206,
+                      std::string(msg.reason()),
+                      to_header_list(msg.base()),
+                      {},
                       exchange_times(res->request_time, res->response_time)};
   facts.directives = response_directives(facts.fields);
   auto fill = partial_to_keep(r, facts);
@@ -102,9 +107,10 @@ awaitable<std::optional<unsigned>> CacheService::complete_partial(CacheRequest& 
                        r.now,
                        limits.upstream_io_timeout_ms,
                        hidden_tag_field(r)};
-  const std::string_view bytes = std::string_view(piece->bytes).substr(
-      static_cast<std::size_t>(wanted.first - piece->first),
-      static_cast<std::size_t>(wanted.last - wanted.first + 1));
+  const std::string_view bytes =
+      std::string_view(piece->bytes)
+          .substr(static_cast<std::size_t>(wanted.first - piece->first),
+                  static_cast<std::size_t>(wanted.last - wanted.first + 1));
   r.record.result = CacheResult::miss;
   r.record.hierarchy = {};
   if (!whole) {
@@ -117,10 +123,10 @@ awaitable<std::optional<unsigned>> CacheService::complete_partial(CacheRequest& 
   ResponseFacts complete = added.entry->facts;
   complete.status = 200;
   complete.reason = "OK";
-  std::string head = stored_head_and_meta(complete, bytes.size(), r.settings.via,
-                                          heuristic_policy(r.settings.config),
-                                          r.settings.config.cache.tag_header)
-                         .first;
+  std::string head =
+      stored_head_and_meta(complete, bytes.size(), r.settings.via,
+                           heuristic_policy(r.settings.config), r.settings.config.cache.tag_header)
+          .first;
   head.resize(head.size() - trailing_field_bytes(head, hit.hidden_field));
   co_return co_await write_built_hit(r.client, hit, 200, std::move(head), bytes,
                                      std::chrono::seconds{0}, to_string(CacheResult::miss));

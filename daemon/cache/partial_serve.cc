@@ -5,8 +5,8 @@
 #include "daemon/cache/cache_service.h"
 #include "daemon/cache/hit_writer.h"
 #include "daemon/cache/partial_head.h"
-#include "daemon/cache/stored_head.h"
 #include "daemon/cache/store_on_fill.h"
+#include "daemon/cache/stored_head.h"
 #include "daemon/http/cacheability.h"
 #include "daemon/http/hop_by_hop.h"
 #include "daemon/http/unproven_use.h"
@@ -26,8 +26,8 @@ void note_invalid_partial(WorkerContext& worker, const std::string& key, std::st
 }
 
 std::string partial_head(const CacheRequest& r, const PartialEntry& entry, ByteRange range) {
-  HeaderList fields = headers_to_store(entry.facts.fields, entry.facts.directives,
-                                       entry.facts.times.response_time);
+  HeaderList fields =
+      headers_to_store(entry.facts.fields, entry.facts.directives, entry.facts.times.response_time);
   for (const char* name : {"Age", "X-Cache", "Content-Length", "Content-Range"}) {
     remove_field(fields, name);
   }
@@ -46,8 +46,8 @@ awaitable<std::optional<unsigned>> CacheService::serve_partial(CacheRequest& r) 
   if (!r.keeps_partial() || r.from_peer) co_return std::nullopt;
   const PartialPtr entry = partials_.find(r.route.cache_key);
   if (!entry || !vary_matches(entry->meta.vary, entry->variant, r.headers)) co_return std::nullopt;
-  const UseResult use = decide_use(entry->meta.freshness, entry->meta.directives, r.directives,
-                                   r.now);
+  const UseResult use =
+      decide_use(entry->meta.freshness, entry->meta.directives, r.directives, r.now);
   if (use.decision != UseDecision::serve_fresh) co_return std::nullopt;
   if (peers_ != nullptr &&
       is_unproven(entry->meta.freshness.response_time, peers_->unproven_before_ms())) {
@@ -68,9 +68,10 @@ awaitable<std::optional<unsigned>> CacheService::serve_partial(CacheRequest& r) 
                        r.now,
                        r.settings.config.limits.upstream_io_timeout_ms,
                        hidden_tag_field(r)};
-  const std::string_view body = std::string_view(piece->bytes).substr(
-      static_cast<std::size_t>(range.range.first - piece->first),
-      static_cast<std::size_t>(range.range.last - range.range.first + 1));
+  const std::string_view body =
+      std::string_view(piece->bytes)
+          .substr(static_cast<std::size_t>(range.range.first - piece->first),
+                  static_cast<std::size_t>(range.range.last - range.range.first + 1));
   r.record.result = CacheResult::hit;
   r.record.hierarchy = {};
   co_return co_await write_built_hit(r.client, hit, 206, partial_head(r, *entry, range.range), body,
@@ -78,7 +79,7 @@ awaitable<std::optional<unsigned>> CacheService::serve_partial(CacheRequest& r) 
 }
 
 std::optional<PartialFill> CacheService::partial_to_keep(const CacheRequest& r,
-                                                          const ResponseFacts& facts) {
+                                                         const ResponseFacts& facts) {
   auto variant = fill_variant(r.headers, r.directives, facts, policy_.max_object_bytes, true);
   if (!variant) return std::nullopt;
   const PartialFacts checked = check_partial_response(facts.fields, policy_.max_object_bytes);
@@ -99,8 +100,12 @@ PartialTable::Added CacheService::keep_partial(CacheRequest& r, const ResponseFa
                              std::to_string(fill.range.length()));
     return {};
   }
-  PartialEntry incoming{r.route.cache_key, std::move(fill.variant), facts,
-                        meta_of(facts, heuristic_policy(r.settings.config)), 0, {}};
+  PartialEntry incoming{r.route.cache_key,
+                        std::move(fill.variant),
+                        facts,
+                        meta_of(facts, heuristic_policy(r.settings.config)),
+                        0,
+                        {}};
   auto added = partials_.add(std::move(incoming), fill.range, std::move(body));
   if (!added.complete) return added;
   // RFC 9110 §15.3.7.3: ranges that cover the whole representation are
@@ -108,8 +113,7 @@ PartialTable::Added CacheService::keep_partial(CacheRequest& r, const ResponseFa
   ResponseFacts whole = added.entry->facts;
   whole.status = 200;
   whole.reason = "OK";
-  store_fill(r.worker, store_, r.settings,
-             {r.route.cache_key, r.hash, added.entry->variant}, whole,
+  store_fill(r.worker, store_, r.settings, {r.route.cache_key, r.hash, added.entry->variant}, whole,
              added.entry->pieces.front().bytes);
   return added;
 }

@@ -82,8 +82,7 @@ StoreReason storability(const StoreInput& in) {
   const ResponseDirectives& rd = in.response_directives;
   if (in.method != "GET") return StoreReason::method_not_get;
   if (in.status < 200) return StoreReason::status_not_final;
-  const bool understood =
-      is_understood(in.status) || (in.status == 206 && in.partial_allowed);
+  const bool understood = is_understood(in.status) || (in.status == 206 && in.partial_allowed);
   if (!understood && (in.status == 206 || in.status == 304 || rd.must_understand)) {
     return StoreReason::status_not_understood;
   }

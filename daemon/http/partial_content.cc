@@ -10,9 +10,8 @@ namespace sumcache::daemon {
 void add_piece(Pieces& pieces, Piece piece) {
   if (piece.bytes.empty()) return;
   // Every stored piece that overlaps or touches the new one merges into it.
-  auto begin = std::ranges::find_if(pieces, [&](const Piece& p) {
-    return p.last() + 1 >= piece.first;
-  });
+  auto begin =
+      std::ranges::find_if(pieces, [&](const Piece& p) { return p.last() + 1 >= piece.first; });
   auto end = begin;
   while (end != pieces.end() && end->first <= piece.last() + 1) ++end;
   if (begin != end) {
@@ -22,7 +21,8 @@ void add_piece(Pieces& pieces, Piece piece) {
     for (auto it = begin; it != end; ++it) {
       std::ranges::copy(it->bytes, merged.begin() + static_cast<std::ptrdiff_t>(it->first - first));
     }
-    std::ranges::copy(piece.bytes, merged.begin() + static_cast<std::ptrdiff_t>(piece.first - first));
+    std::ranges::copy(piece.bytes,
+                      merged.begin() + static_cast<std::ptrdiff_t>(piece.first - first));
     piece = Piece{first, std::move(merged)};
   }
   pieces.insert(pieces.erase(begin, end), std::move(piece));

@@ -225,8 +225,8 @@ void apply_ranges(const OriginRequest& request, ResponsePlan& plan) {
   } else if (answer.status == 206) {
     plan.head.result(206);
     plan.head.set(http::field::content_range, "bytes " + std::to_string(answer.first) + "-" +
-                                                   std::to_string(answer.last) + "/" +
-                                                   std::to_string(size));
+                                                  std::to_string(answer.last) + "/" +
+                                                  std::to_string(size));
     plan.body = plan.body.window(answer.first, answer.last - answer.first + 1);
   }
 }
@@ -252,8 +252,7 @@ void plan_object(const OriginRequest& request, const RequestTarget& target, Resp
   plan.head.result(params->status);
   // Preconditions apply only where the response would otherwise be 2xx (RFC 9110 §13.2.1).
   const unsigned conditional =
-      params->status / 100 == 2 ? conditional_status(request, p.etag, params->last_modified)
-                                : 0;
+      params->status / 100 == 2 ? conditional_status(request, p.etag, params->last_modified) : 0;
   if (conditional != 0) {
     plan.head.result(conditional);
     return;

@@ -47,9 +47,8 @@ TEST(ContentRange, ChecksA206HeadBeforeItsBody_Rfc9110_15_3_7_1) {
             PartialCheck::unknown_length);
   EXPECT_EQ(check_partial_response(fields({{"Content-Range", "bytes 5-4/10"}}), 100).check,
             PartialCheck::malformed);
-  EXPECT_EQ(check_partial_response(fields({{"Content-Range", "bytes 0-4/10"},
-                                           {"Content-Range", "bytes 0-4/10"}}),
-                                   100)
+  EXPECT_EQ(check_partial_response(
+                fields({{"Content-Range", "bytes 0-4/10"}, {"Content-Range", "bytes 0-4/10"}}), 100)
                 .check,
             PartialCheck::malformed);
   EXPECT_EQ(check_partial_response(fields({}), 100).check, PartialCheck::malformed);

@@ -92,12 +92,9 @@ TEST(PartialContent, NewerFieldsReplaceStoredOnes_Rfc9111_3_4) {
                          {"X-New", "a"},
                          {"X-New", "b"},
                          {"Content-Range", "bytes 5-9/10"}};
-  const HeaderList expected{{"X-Old", "1"},
-                            {"Content-Range", "bytes 0-4/10"},
-                            {"ETag", "\"v1\""},
-                            {"Cache-Control", "max-age=3600"},
-                            {"X-New", "a"},
-                            {"X-New", "b"}};
+  const HeaderList expected{{"X-Old", "1"},     {"Content-Range", "bytes 0-4/10"},
+                            {"ETag", "\"v1\""}, {"Cache-Control", "max-age=3600"},
+                            {"X-New", "a"},     {"X-New", "b"}};
   EXPECT_EQ(combined_fields(stored, newer), expected);
 }
 
