@@ -54,7 +54,6 @@ void add_worker(const WorkerContext& worker, StatsSnapshot& s,
   }
   s.upstream_truncated += load(st.upstream_truncated);
   s.fills_not_stored += load(st.fills_not_stored);
-  s.partial_invalid += load(st.partial_invalid);
   for (std::size_t c = 0; c < kLatencyClasses; ++c) s.latency[c].add(m.latency[c].snapshot());
 }
 
@@ -125,6 +124,7 @@ StatsSnapshot collect_stats(const AdminContext& context) {
     s.store = store.stats();
     s.filter = store.filter_stats();
     s.filter_hash = store.hash_id();
+    s.partial_invalid = context.cache->partial_invalid();
   }
   if (const PeerService* peers = context.peers()) {
     s.invalidations = peers->invalidation_stats();

@@ -67,10 +67,16 @@ awaitable<std::optional<unsigned>> CacheService::complete_partial(CacheRequest& 
                                            r.parser.get().version());
   }
   auto& msg = res->parser->get();
-  // A 200 (If-Range failed: the representation changed) or an error: relayed,
-  // and a 200 stored in place of the partial entry (relay_and_store).
-  if (msg.result_int() != 206) {
+  // A 200 (If-Range failed: the representation changed) is the answer: relayed,
+  // and stored in place of the partial entry (relay_and_store).
+  if (msg.result_int() == 200) {
     co_return co_await relay_and_store(r, std::move(res), CacheResult::miss);
+  }
+  // Anything else (a 416, an error) answers our range, not the client's
+  // request, which then goes upstream as it came.
+  if (msg.result_int() != 206) {
+    co_await finish_upstream(r.worker, limits, std::move(res));
+    co_return co_await fetch(r, nullptr, false);
   }
   ResponseFacts facts{206,
                       std::string(msg.reason()),

@@ -16,9 +16,13 @@
 
 namespace sumcache::daemon {
 
-void note_invalid_partial(WorkerContext& worker, const std::string& key, std::string_view why) {
-  worker.stats.partial_invalid.fetch_add(1, std::memory_order_relaxed);
-  const auto held_back = worker.shared.partial_log.admit(LogLimiter::Clock::now());
+// A 206 an origin got wrong (RFC 9110 §14.4, §15.3.7): relayed as it came,
+// never stored; counted and logged once a second at most with the number
+// held back.
+void CacheService::note_invalid_partial(WorkerContext& worker, const std::string& key,
+                                        std::string_view why) {
+  partial_invalid_.fetch_add(1, std::memory_order_relaxed);
+  const auto held_back = partial_log_.admit(LogLimiter::Clock::now());
   if (!held_back) return;
   worker.shared.log.warn(
       "206 not stored for " + key.substr(0, 256) + ": " + std::string(why) +

@@ -75,7 +75,6 @@ struct ProxyShared {
   LogLimiter bad_gateway_log;      // upstream failures answered with 502
   LogLimiter gateway_timeout_log;  // and with 504
   LogLimiter fill_log;             // fills the store refused (cache/store_on_fill.h)
-  LogLimiter partial_log;          // 206s with a bad Content-Range (cache/partial_table.h)
   const std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
 };
 

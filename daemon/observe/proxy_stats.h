@@ -31,9 +31,6 @@ struct ProxyStats {
   std::atomic<std::uint64_t> upstream_truncated{0};
   // Responses fetched to fill the cache that the store refused (store_on_fill.h).
   std::atomic<std::uint64_t> fills_not_stored{0};
-  // 206s from upstream that broke RFC 9110 §14.4 or §15.3.7 (a Content-Range
-  // missing, malformed or not matching the body): relayed, never stored.
-  std::atomic<std::uint64_t> partial_invalid{0};
   std::atomic<std::uint64_t> refused_connections{0};
   // Upstream connects refused by destination: [0] own listener, [1] deny list.
   std::array<std::atomic<std::uint64_t>, 2> refused_destinations{};
