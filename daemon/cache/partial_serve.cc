@@ -93,6 +93,8 @@ std::optional<PartialFill> CacheService::partial_to_keep(const CacheRequest& r,
     }
     return std::nullopt;
   }
+  // Larger than the table holds: not copied at all.
+  if (checked.range.length() > partials_.limits().max_bytes) return std::nullopt;
   return PartialFill{std::move(*variant), checked.range};
 }
 

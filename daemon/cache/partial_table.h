@@ -69,6 +69,7 @@ class PartialTable {
   void remove(const std::string& key);
   void remove_prefix(std::string_view prefix);
 
+  const PartialLimits& limits() const { return limits_; }
   std::size_t entries() const;
   std::uint64_t bytes() const;
 
