@@ -289,7 +289,10 @@ awaitable<unsigned> CacheService::relay_and_store(CacheRequest& r,
     };
   }
   capture.on_complete = [&](std::string& body) {
-    if (partial) return keep_partial(r, facts, std::move(*partial), std::move(body));
+    if (partial) {
+      keep_partial(r, facts, std::move(*partial), std::move(body));
+      return;
+    }
     store_fill(r.worker, store_, r.settings, {r.route.cache_key, r.hash, std::move(*variant)},
                facts, std::move(body));
   };
