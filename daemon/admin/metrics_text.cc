@@ -188,6 +188,10 @@ void write_connections(W& w, const StatsSnapshot& s) {
            "Dictionary or had a directive of the wrong type: ignored, the next field or "
            "Cache-Control applied (RFC 9213).",
            s.targeted_fields_invalid);
+  w.single("sumcache_cache_partial_invalid_total", "counter",
+           "206 responses from upstream with a Content-Range missing, malformed or not "
+           "matching their body (RFC 9110 section 14.4): relayed, not stored.",
+           s.partial_invalid);
   w.single("sumcache_upstream_idle_connections", "gauge",
            "Keep-alive upstream connections waiting in the pools.", s.upstream.idle);
   w.single("sumcache_upstream_connects_total", "counter", "Upstream connections opened.",

@@ -125,6 +125,7 @@ StatsSnapshot collect_stats(const AdminContext& context) {
     s.store = store.stats();
     s.filter = store.filter_stats();
     s.filter_hash = store.hash_id();
+    s.partial_invalid = context.cache->partial_invalid();
   }
   if (const PeerService* peers = context.peers()) {
     s.invalidations = peers->invalidation_stats();

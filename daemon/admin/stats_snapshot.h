@@ -85,6 +85,7 @@ struct StatsSnapshot {
   std::uint64_t peer_encode_failures = 0;  // own summary and invalidation messages not encoded
   std::uint64_t fills_not_stored = 0;      // cache fills the store refused
   std::uint64_t targeted_fields_invalid = 0;  // targeted cache-control fields ignored as invalid
+  std::uint64_t partial_invalid = 0;       // 206s with a bad Content-Range: not stored
   UpstreamPoolStats upstream;  // summed over the workers' pools
   PeerStatusList peers;
   std::optional<RefusalCounts> peer_listener_refusals;  // summary mode only

@@ -28,9 +28,9 @@ void forget_store_time_directives(ResponseDirectives& directives) {
 std::optional<std::string> fill_variant(const HeaderList& request_fields,
                                         const RequestDirectives& request_directives,
                                         const ResponseFacts& response,
-                                        std::uint64_t max_object_bytes) {
+                                        std::uint64_t max_object_bytes, bool partial_allowed) {
   const StoreInput input{"GET",           request_fields,      request_directives, response.status,
-                         response.fields, response.directives, max_object_bytes};
+                         response.fields, response.directives, max_object_bytes,   partial_allowed};
   if (storability(input) != StoreReason::storable) return std::nullopt;
   return secondary_key(joined_value(response.fields, "Vary").value_or(""), request_fields);
 }
@@ -41,11 +41,7 @@ ExchangeTimes exchange_times(std::chrono::system_clock::time_point request_time,
           std::chrono::floor<std::chrono::seconds>(response_time)};
 }
 
-std::pair<std::string, std::string> stored_head_and_meta(const ResponseFacts& response,
-                                                         std::uint64_t body_size,
-                                                         std::string_view via,
-                                                         const HeuristicPolicy& policy,
-                                                         std::string_view tag_field) {
+CachedMeta meta_of(const ResponseFacts& response, const HeuristicPolicy& policy) {
   CachedMeta meta;
   meta.status = response.status;
   meta.freshness = stored_freshness(response.status, response.fields, response.directives,
@@ -53,6 +49,15 @@ std::pair<std::string, std::string> stored_head_and_meta(const ResponseFacts& re
   meta.directives = response.directives;
   forget_store_time_directives(meta.directives);
   meta.vary = joined_value(response.fields, "Vary").value_or("");
+  return meta;
+}
+
+std::pair<std::string, std::string> stored_head_and_meta(const ResponseFacts& response,
+                                                         std::uint64_t body_size,
+                                                         std::string_view via,
+                                                         const HeuristicPolicy& policy,
+                                                         std::string_view tag_field) {
+  const CachedMeta meta = meta_of(response, policy);
   HeaderList fields =
       headers_to_store(response.fields, response.directives, response.times.response_time);
   remove_per_response_fields(fields);

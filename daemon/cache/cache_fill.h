@@ -23,10 +23,16 @@ struct ResponseFacts {
 // The secondary key (RFC 9111 §4.1) that a response to a GET with these
 // fields and directives is stored under, or nullopt when it must not be
 // stored (§3) or its Vary names a field no variant can be keyed on.
+// `partial_allowed`: a 206 to a single-range GET may be kept (§3.3,
+// partial_table.h).
 std::optional<std::string> fill_variant(const HeaderList& request_fields,
                                         const RequestDirectives& request_directives,
                                         const ResponseFacts& response,
-                                        std::uint64_t max_object_bytes);
+                                        std::uint64_t max_object_bytes,
+                                        bool partial_allowed = false);
+
+// The freshness facts kept beside a response (cached_meta.h).
+CachedMeta meta_of(const ResponseFacts& response, const HeuristicPolicy& policy);
 
 // The head and meta for a response whose body has `body_size` bytes; the
 // `tag_field` lines (cache.tag_header) go last (move_field_last).

@@ -33,6 +33,11 @@ struct CacheRequest {
   bool fills_cache() const {
     return !head_method && !conditional && !ranged && !directives.no_store;
   }
+  // A response to this request may be kept as a partial one (RFC 9111 §3.3,
+  // partial_table.h): a GET with Range and no other precondition.
+  bool keeps_partial() const {
+    return !head_method && !conditional && ranged && !directives.no_store;
+  }
 };
 
 // The field to leave out of responses to this request; "" for none. A peer

@@ -7,6 +7,7 @@
 #include "daemon/cache/cached_meta.h"
 #include "daemon/cache/store_on_fill.h"
 #include "daemon/cache/stored_head.h"
+#include "daemon/cache/whole_body.h"
 #include "daemon/exchange/header_convert.h"
 #include "daemon/exchange/upstream_exchange.h"
 #include "daemon/http/cacheability.h"
@@ -32,35 +33,6 @@ beast::http::request_header<> conditional_head(beast::http::request_header<> hea
     head.set(f.name, f.value);
   }
   return head;
-}
-
-constexpr std::size_t kBodyRead = 64 * 1024;
-
-// Reads a whole response body into `out`, at most `limit` bytes: a larger
-// declared length is refused before any body byte is read.
-awaitable<error_code> read_whole_body(UpstreamResponse& res, const config::LimitsConfig& limits,
-                                      std::uint64_t limit, std::string& out) {
-  auto& parser = *res.parser;
-  if (parser.content_length() && *parser.content_length() > limit) {
-    co_return error_code(beast::http::error::body_limit);
-  }
-  std::vector<char> chunk(kBodyRead);
-  // Beast reads at most the buffer's free capacity (512 bytes after a small
-  // head): with room for a whole chunk, the body comes in reads of up to 64 KiB.
-  if (!parser.is_done()) res.buffer.reserve(kBodyRead);
-  while (!parser.is_done()) {
-    parser.get().body().data = chunk.data();
-    parser.get().body().size = chunk.size();
-    res.connection->expires_after(limits.upstream_io_timeout_ms);
-    auto [ec, n] = co_await res.connection->visit([&](auto& stream) {
-      return beast::http::async_read(stream, res.buffer, parser, use_nothrow);
-    });
-    if (ec && ec != beast::http::error::need_buffer) co_return upstream_read_error(ec);
-    const std::size_t got = chunk.size() - parser.get().body().size;
-    if (out.size() + got > limit) co_return error_code(beast::http::error::body_limit);
-    out.append(chunk.data(), got);
-  }
-  co_return error_code{};
 }
 
 // A body refused for a line that never ended is a degraded path even with no

@@ -80,6 +80,10 @@ awaitable<unsigned> CacheService::serve(
       }
     }
   }
+  if (!r.directives.no_store) {
+    if (auto served = co_await serve_partial(r)) co_return *served;
+    if (auto served = co_await complete_partial(r)) co_return *served;
+  }
   if (r.directives.only_if_cached) {
     record.result = CacheResult::miss;
     co_return co_await send_error(client, settings, beast::http::status::gateway_timeout,
@@ -249,9 +253,17 @@ awaitable<unsigned> CacheService::relay_and_store(CacheRequest& r,
     note_invalid_targeted_field(r.worker, chosen.invalid_field, r.route.cache_key);
   }
   std::optional<std::string> variant;
-  if (store && r.fills_cache()) {
+  std::optional<PartialFill> partial;
+  // A 200 to a Range request is the complete representation (RFC 9110
+  // §14.2: the origin ignored Range) and is stored like any other; a 206 is
+  // kept as a partial response (RFC 9111 §3.3).
+  if (store && (r.fills_cache() || (r.keeps_partial() && facts.status == 200))) {
     variant = fill_variant(r.headers, r.directives, facts, policy_.max_object_bytes);
+  } else if (store && r.keeps_partial()) {
+    partial = partial_to_keep(r, facts);
   }
+  // A complete response replaces the partial one (§3.4: the newest wins).
+  if (variant) partials_.remove(r.route.cache_key);
   prepare_client_head(msg, r.client, r.parser.get().version(), r.head_method,
                       r.settings.via_for(msg.version()), to_string(result));
   if (const auto hidden = hidden_tag_field(r); !hidden.empty()) msg.erase(hidden);
@@ -274,13 +286,21 @@ awaitable<unsigned> CacheService::relay_and_store(CacheRequest& r,
         co_await DiskFillSink::begin(store_, std::move(head_only), limits.upstream_io_timeout_ms);
     variant.reset();
   }
-  BodyCapture capture{variant.has_value(), store_.memory_room(), {}, {}, {}};
+  BodyCapture capture{variant.has_value() || partial.has_value(),
+                      partial ? partial->range.length() : store_.memory_room(),
+                      {},
+                      {},
+                      {}};
   if (disk_fill) {
     capture.stream = [&disk_fill](std::string_view piece, bool done) {
       return disk_fill->take(piece, done);
     };
   }
   capture.on_complete = [&](std::string& body) {
+    if (partial) {
+      keep_partial(r, facts, std::move(*partial), std::move(body));
+      return;
+    }
     store_fill(r.worker, store_, r.settings, {r.route.cache_key, r.hash, std::move(*variant)},
                facts, std::move(body));
   };
@@ -310,6 +330,7 @@ CacheService::Purged CacheService::purge(std::string_view key) {
   // The tombstone first: from then on a miss on the key skips the peers.
   if (peers_ != nullptr) out.sequence = peers_->invalidate(key);
   out.removed = store_.remove(key);
+  partials_.remove(std::string(key));
   return out;
 }
 
@@ -317,6 +338,8 @@ CacheService::Purged CacheService::purge_tag(std::string_view tag) {
   Purged out;
   if (peers_ != nullptr) out.sequence = peers_->invalidate(protocol::InvalidationKind::tag, tag);
   out.removed = store_.remove_tag(tag);
+  // Partial entries keep no tag index: a tag purge drops them all.
+  partials_.remove_prefix("");
   return out;
 }
 
@@ -326,6 +349,7 @@ CacheService::Purged CacheService::purge_prefix(std::string_view prefix) {
     out.sequence = peers_->invalidate(protocol::InvalidationKind::prefix, prefix);
   }
   out.removed = store_.remove_prefix(prefix);
+  partials_.remove_prefix(prefix);
   return out;
 }
 

@@ -5,13 +5,16 @@
 // fetched once per key at a time (collapsed forwarding) and stored while they
 // stream to the client; stored keys invalidated after unsafe requests.
 
+#include <atomic>
 #include <memory>
 
 #include "daemon/cache/inflight_table.h"
+#include "daemon/cache/partial_table.h"
 #include "daemon/exchange/forward_flow.h"
 #include "daemon/http/freshness.h"
 #include "daemon/http/use_decision.h"
 #include "daemon/log/access_log.h"
+#include "daemon/log/log_limiter.h"
 #include "daemon/peer/purge_reach.h"
 #include "daemon/store/store.h"
 
@@ -72,6 +75,9 @@ class CacheService {
   // Misses ask these peers before the origin; null: no cluster.
   void set_peers(PeerService* peers) { peers_ = peers; }
   PeerService* peers() const { return peers_; }
+  // 206s from upstream with a bad Content-Range (RFC 9110 §14.4): relayed,
+  // never stored (sumcache_cache_partial_invalid_total).
+  std::uint64_t partial_invalid() const { return partial_invalid_.load(std::memory_order_relaxed); }
 
  private:
   // The stored response for r among the memory-resident variants; the
@@ -98,10 +104,29 @@ class CacheService {
   // another node owns it; nullopt: this node owns it, or the owner failed.
   awaitable<std::optional<unsigned>> fetch_from_owner(CacheRequest& r);
   void revalidate_in_background(CacheRequest& r, const Candidate& c);
+  // partial_serve.cc: a Range request answered 206 from a fresh stored
+  // partial response that holds the range (RFC 9111 §3.3); nullopt: not held.
+  awaitable<std::optional<unsigned>> serve_partial(CacheRequest& r);
+  // Whether a 206 to r is kept once its body arrives (§3.3, RFC 9110 §14.4):
+  // a bad Content-Range is a degraded path, counted and logged.
+  std::optional<PartialFill> partial_to_keep(const CacheRequest& r, const ResponseFacts& facts);
+  void note_invalid_partial(WorkerContext& worker, const std::string& key, std::string_view why);
+  // Keeps it, combined with the stored ranges (§3.4); ranges that cover the
+  // whole representation become a complete 200 in the store.
+  PartialTable::Added keep_partial(CacheRequest& r, const ResponseFacts& facts, PartialFill fill,
+                                   std::string body);
+  // partial_complete.cc: a request for more than a stored partial response
+  // holds asks upstream for only the missing part, with If-Range on the
+  // entry's strong validator, and answers from the combination (§3.4);
+  // nullopt: no entry to complete, and the request goes on as it came.
+  awaitable<std::optional<unsigned>> complete_partial(CacheRequest& r);
 
   Store& store_;
   CachePolicy policy_;
   InflightTable inflight_;
+  PartialTable partials_;
+  std::atomic<std::uint64_t> partial_invalid_{0};
+  LogLimiter partial_log_;  // one line a second at most for those
   PeerService* peers_ = nullptr;
 };
 

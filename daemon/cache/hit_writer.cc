@@ -126,4 +126,13 @@ awaitable<unsigned> write_hit(ClientConnection& client, const HitRequest& reques
   co_return ok ? plan.status : 0U;
 }
 
+awaitable<unsigned> write_built_hit(ClientConnection& client, const HitRequest& request,
+                                    unsigned status, std::string head, std::string_view body,
+                                    std::chrono::seconds age, std::string_view x_cache) {
+  const PerResponseFields fields(request, client, age, x_cache);
+  const bool ok =
+      hit_sent(client, co_await write_response(client, request, head, fields.view(), body));
+  co_return ok ? status : 0U;
+}
+
 }  // namespace sumcache::daemon

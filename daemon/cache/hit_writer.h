@@ -63,4 +63,11 @@ awaitable<unsigned> write_hit(ClientConnection& client, const HitRequest& reques
                               const StoredObject& object, const std::string& body,
                               std::chrono::seconds age, std::string_view x_cache);
 
+// A hit whose head the caller built (a 206 from a stored partial response,
+// partial_table.h) with these body bytes. Returns `status`, or 0 when the
+// write failed.
+awaitable<unsigned> write_built_hit(ClientConnection& client, const HitRequest& request,
+                                    unsigned status, std::string head, std::string_view body,
+                                    std::chrono::seconds age, std::string_view x_cache);
+
 }  // namespace sumcache::daemon

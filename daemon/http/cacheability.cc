@@ -11,8 +11,9 @@
 namespace sumcache::daemon {
 namespace {
 
-// Final status codes RFC 9110 §15 defines, less 206 and 304: we store neither
-// partial content nor a 304 (it updates a stored response instead, §4.3.4).
+// Final status codes RFC 9110 §15 defines, less 206 and 304: partial content
+// is stored only where the caller asks (StoreInput::partial_allowed), and a
+// 304 never (it updates a stored response instead, §4.3.4).
 // must-understand (§5.2.2.3) lets only these through.
 bool is_understood(int status) {
   constexpr std::array<int, 40> kUnderstood = {200, 201, 202, 203, 204, 205, 300, 301, 302, 303,
@@ -82,7 +83,7 @@ StoreReason storability(const StoreInput& in) {
   const ResponseDirectives& rd = in.response_directives;
   if (in.method != "GET") return StoreReason::method_not_get;
   if (in.status < 200) return StoreReason::status_not_final;
-  const bool understood = is_understood(in.status);
+  const bool understood = is_understood(in.status) || (in.status == 206 && in.partial_allowed);
   if (!understood && (in.status == 206 || in.status == 304 || rd.must_understand)) {
     return StoreReason::status_not_understood;
   }

@@ -1,6 +1,7 @@
 #pragma once
 // May a shared cache store this response? RFC 9111 §3, for a shared cache
-// that stores complete responses to GET only (HEAD is answered from a stored
+// that stores responses to GET only, complete or, when the caller keeps them,
+// partial (206, §3.3) (HEAD is answered from a stored
 // GET, RFC 9110 §9.3.2). And which of its fields go into the store (§3.1).
 //
 // Set-Cookie: a response that carries it is stored with it, and the stored
@@ -25,7 +26,8 @@ enum class StoreReason {
   storable,
   method_not_get,         // only GET responses are stored
   status_not_final,       // 1xx (§3: final status only)
-  status_not_understood,  // 206, 304, or must-understand with an unknown status
+  status_not_understood,  // 206 (unless partial_allowed), 304, or
+                          // must-understand with an unknown status
   no_store_request,       // request no-store (§5.2.1.5)
   no_store_response,      // response no-store (§5.2.2.5), unless must-understand
   private_response,       // unqualified private (§5.2.2.7)
@@ -50,6 +52,10 @@ struct StoreInput {
   // without Content-Length passes here and the store enforces the limit
   // while the body arrives.
   std::uint64_t max_object_bytes;
+  // A 206 answering a single-range GET may be stored as a partial response
+  // (§3.3) by a caller that keeps such responses (daemon/cache/partial_table.h);
+  // content_range.h then checks its Content-Range.
+  bool partial_allowed = false;
 };
 
 StoreReason storability(const StoreInput& input);

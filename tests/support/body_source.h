@@ -31,18 +31,28 @@ class BodySource {
 
   std::uint64_t size() const { return size_; }
 
+  // Bytes [first, first + size) of this body, for a 206; the range must lie within size().
+  BodySource window(std::uint64_t first, std::uint64_t size) const {
+    BodySource body = *this;
+    body.offset_ += first;
+    body.size_ = size;
+    return body;
+  }
+
   // Bytes [offset, offset + out.size()); the range must lie within size().
   void fill(std::uint64_t offset, std::span<char> out) const {
     if (key_) {
-      fill_body(*key_, offset, out);
+      fill_body(*key_, offset_ + offset, out);
     } else {
-      std::copy_n(text_.begin() + static_cast<std::ptrdiff_t>(offset), out.size(), out.begin());
+      std::copy_n(text_.begin() + static_cast<std::ptrdiff_t>(offset_ + offset), out.size(),
+                  out.begin());
     }
   }
 
  private:
   std::string text_;
   std::optional<std::uint64_t> key_;
+  std::uint64_t offset_ = 0;
   std::uint64_t size_ = 0;
 };
 

@@ -162,6 +162,75 @@ void set_cache_fields(const RequestTarget& target, const ObjectParams& p, Respon
   add_extra_fields(text_param(target, "fields"), plan);
 }
 
+struct RangeAnswer {
+  unsigned status = 200;  // 200: the whole body; 206: [first, last]; 416
+  std::uint64_t first = 0;
+  std::uint64_t last = 0;
+};
+
+std::optional<std::uint64_t> digits(std::string_view text) {
+  if (text.empty() || text.size() > 19) return std::nullopt;
+  std::uint64_t value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    value = value * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  return value;
+}
+
+// ranges=1: one "bytes=" range (RFC 9110 §14.1.2) of a body of `size` bytes. Several ranges or
+// an invalid one give the whole body (§14.2 lets a server ignore Range); a first position at or
+// past the end, or a zero suffix, gives 416.
+RangeAnswer answer_range(std::string_view range, std::uint64_t size) {
+  if (!range.starts_with("bytes=") || range.find(',') != std::string_view::npos) return {};
+  range.remove_prefix(6);
+  const auto dash = range.find('-');
+  if (dash == std::string_view::npos) return {};
+  if (dash == 0) {
+    const auto suffix = digits(range.substr(1));
+    if (!suffix) return {};
+    if (*suffix == 0 || size == 0) return {416};
+    return {206, size - std::min(*suffix, size), size - 1};
+  }
+  const auto first = digits(range.substr(0, dash));
+  const auto last = range.size() == dash + 1 ? std::optional<std::uint64_t>(UINT64_MAX)
+                                             : digits(range.substr(dash + 1));
+  if (!first || !last || *last < *first) return {};
+  if (*first >= size) return {416};
+  return {206, *first, std::min(*last, size - 1)};
+}
+
+// If-Range (RFC 9110 §13.1.5): the range only for a strong ETag match or the exact
+// Last-Modified date.
+bool if_range_holds(const OriginRequest& request, const ResponsePlan& plan) {
+  const auto if_range = request.find(http::field::if_range);
+  if (if_range == request.end()) return true;
+  const std::string_view value = if_range->value();
+  if (value.starts_with('"')) return value == plan.head[http::field::etag];
+  return !value.empty() && value == plan.head[http::field::last_modified];
+}
+
+void apply_ranges(const OriginRequest& request, ResponsePlan& plan) {
+  const auto range = request.find(http::field::range);
+  if (range == request.end() || request.method() != http::verb::get ||
+      !if_range_holds(request, plan)) {
+    return;
+  }
+  const auto size = plan.body.size();
+  const RangeAnswer answer = answer_range(range->value(), size);
+  if (answer.status == 416) {
+    plan.head.result(416);
+    plan.head.set(http::field::content_range, "bytes */" + std::to_string(size));
+    plan.body = BodySource::text("");
+  } else if (answer.status == 206) {
+    plan.head.result(206);
+    plan.head.set(http::field::content_range, "bytes " + std::to_string(answer.first) + "-" +
+                                                  std::to_string(answer.last) + "/" +
+                                                  std::to_string(size));
+    plan.body = plan.body.window(answer.first, answer.last - answer.first + 1);
+  }
+}
+
 }  // namespace
 
 void plan_object(const OriginRequest& request, const RequestTarget& target, ResponsePlan& plan) {
@@ -169,19 +238,28 @@ void plan_object(const OriginRequest& request, const RequestTarget& target, Resp
   if (!params) {
     return bad_request(plan, "size, status (200-599), max_age, last_modified, expires: numbers");
   }
-  set_cache_fields(target, *params, plan);
+  auto p = *params;
+  std::string seed = variant_seed(request, target);
+  // etag_from=F: the request's field F, when present, is the ETag and follows the seed, so one
+  // URL can change its representation between requests.
+  if (const auto from = text_param(target, "etag_from"); !from.empty()) {
+    if (const auto field = request.find(from); field != request.end()) {
+      p.etag = quoted_etag(std::string(field->value()));
+      seed += "|" + p.etag;
+    }
+  }
+  set_cache_fields(target, p, plan);
   plan.head.result(params->status);
   // Preconditions apply only where the response would otherwise be 2xx (RFC 9110 §13.2.1).
   const unsigned conditional =
-      params->status / 100 == 2 ? conditional_status(request, params->etag, params->last_modified)
-                                : 0;
+      params->status / 100 == 2 ? conditional_status(request, p.etag, params->last_modified) : 0;
   if (conditional != 0) {
     plan.head.result(conditional);
     return;
   }
   plan.head.set(http::field::content_type, "application/octet-stream");
-  plan.body =
-      BodySource::generated(body_key(target.path, variant_seed(request, target)), params->size);
+  plan.body = BodySource::generated(body_key(target.path, seed), params->size);
+  if (params->status == 200 && text_param(target, "ranges") == "1") apply_ranges(request, plan);
 }
 
 }  // namespace sumcache::testing

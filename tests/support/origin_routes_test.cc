@@ -35,6 +35,54 @@ TEST(OriginRoutes, FieldsParameterAddsEachLineAsSent) {
   EXPECT_EQ(plan.head.count("broken"), 0u);
 }
 
+std::string body_of(const ResponsePlan& plan) {
+  std::string out(plan.body.size(), '\0');
+  plan.body.fill(0, out);
+  return out;
+}
+
+TEST(OriginRoutes, RangesParameterAnswersOneRangeWith206) {
+  const std::string whole = deterministic_body("/obj/r", "", 10);
+  auto r = request(http::verb::get, "/obj/r?size=10&ranges=1&etag=v1");
+  for (const auto& [range, content_range, bytes] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"bytes=4-6", "bytes 4-6/10", whole.substr(4, 3)},
+           {"bytes=7-", "bytes 7-9/10", whole.substr(7)},
+           {"bytes=-5", "bytes 5-9/10", whole.substr(5)},
+           {"bytes=8-100", "bytes 8-9/10", whole.substr(8)}}) {
+    r.set(http::field::range, range);
+    const auto plan = plan_response(r, kNow);
+    EXPECT_EQ(plan.head.result_int(), 206u) << range;
+    EXPECT_EQ(plan.head[http::field::content_range], content_range);
+    EXPECT_EQ(plan.head[http::field::content_length], std::to_string(bytes.size()));
+    EXPECT_EQ(body_of(plan), bytes);
+  }
+  r.set(http::field::range, "bytes=10-");
+  EXPECT_EQ(plan_response(r, kNow).head.result_int(), 416u);
+  r.set(http::field::range, "bytes=0-1,3-4");
+  EXPECT_EQ(plan_response(r, kNow).head.result_int(), 200u);
+  r.set(http::field::range, "bytes=0-1");
+  r.set(http::field::if_range, "\"v2\"");
+  EXPECT_EQ(plan_response(r, kNow).head.result_int(), 200u);  // If-Range failed: the whole
+  r.set(http::field::if_range, "\"v1\"");
+  EXPECT_EQ(plan_response(r, kNow).head.result_int(), 206u);
+  // Without ranges=1 the Range is ignored.
+  auto plain = request(http::verb::get, "/obj/r?size=10");
+  plain.set(http::field::range, "bytes=0-1");
+  EXPECT_EQ(plan_response(plain, kNow).head.result_int(), 200u);
+}
+
+TEST(OriginRoutes, EtagFromTakesTheETagFromARequestField) {
+  auto r = request(http::verb::get, "/obj/e?size=10&etag=v1&etag_from=X-Version");
+  const auto v1 = plan_response(r, kNow);
+  EXPECT_EQ(v1.head[http::field::etag], "\"v1\"");
+  EXPECT_EQ(body_of(v1), deterministic_body("/obj/e", "", 10));
+  r.set("X-Version", "v2");
+  const auto v2 = plan_response(r, kNow);
+  EXPECT_EQ(v2.head[http::field::etag], "\"v2\"");
+  EXPECT_EQ(body_of(v2), deterministic_body("/obj/e", "|\"v2\"", 10));
+}
+
 TEST(OriginRoutes, IfNoneMatchListWithCommasInsideTagsStillMatches) {
   auto r = request(http::verb::get, "/obj/a?etag=v1");
   r.set(http::field::if_none_match, R"("a,b", W/"v1")");

@@ -13,6 +13,12 @@
 //                      vary=F1,F2  set_cookie=1  body_seed=X
 //                      surrogate_key=<URL-encoded Surrogate-Key value>
 //                      fields=<URL-encoded "Name: value" lines, '\n'-separated, sent as given>
+//                      ranges=1: a 200 honours one Range "bytes=a-b|a-|-n" with 206 and
+//                        Content-Range (416 "bytes */size" when unsatisfiable; several ranges or
+//                        an invalid one: the 200), unless If-Range names another ETag (strong,
+//                        exact text) or another Last-Modified (then the 200)
+//                      etag_from=F: the request's field F, when present, is the ETag, and
+//                        "|" and it follow the body seed (one URL, a changed representation)
 //                    If-None-Match and If-Modified-Since give 304 per RFC 9110 §13.2.2 (412 for
 //                    If-None-Match on unsafe methods); HEAD gets the GET head without the body.
 //   /echo, /100-continue   the request as JSON (echo_format.h).

@@ -41,14 +41,39 @@ TEST(Cacheability, OnlyGetResponsesAreStored) {
   }
 }
 
-// RFC 9111 §3: final responses only; 206 and 304 only if understood, and we
-// store neither.
+// RFC 9111 §3: final responses only; 206 and 304 only if understood: a 304
+// never, a 206 only where the caller keeps partial responses (below).
 TEST(Cacheability, InterimPartialAndNotModifiedAreNotStored) {
   EXPECT_EQ(check("GET", {}, 100, {}), StoreReason::status_not_final);
   EXPECT_EQ(check("GET", {}, 206, {{"Cache-Control", "max-age=60"}}),
             StoreReason::status_not_understood);
   EXPECT_EQ(check("GET", {}, 304, {{"Cache-Control", "max-age=60"}}),
             StoreReason::status_not_understood);
+}
+
+// RFC 9111 §3.3: a cache that keeps partial responses may store a 206; the
+// other rules still apply (no-store, private, freshness), and must-understand
+// then understands 206 (§5.2.2.3).
+TEST(Cacheability, PartialContentIsStorableWhereKept_Rfc9111_3_3) {
+  const auto partial = [](const HeaderList& response) {
+    const HeaderList request{{"Range", "bytes=0-4"}};
+    const RequestDirectives request_cc = request_directives(request);
+    const ResponseDirectives response_cc = response_directives(response);
+    return storability({.method = "GET",
+                        .request = request,
+                        .request_directives = request_cc,
+                        .status = 206,
+                        .response = response,
+                        .response_directives = response_cc,
+                        .max_object_bytes = kLimit,
+                        .partial_allowed = true});
+  };
+  EXPECT_EQ(partial({{"Cache-Control", "max-age=60"}}), StoreReason::storable);
+  EXPECT_EQ(partial({}), StoreReason::storable);  // 206 is heuristically cacheable
+  EXPECT_EQ(partial({{"Cache-Control", "max-age=60, no-store"}}), StoreReason::no_store_response);
+  EXPECT_EQ(partial({{"Cache-Control", "max-age=60, private"}}), StoreReason::private_response);
+  EXPECT_EQ(partial({{"Cache-Control", "max-age=60, no-store, must-understand"}}),
+            StoreReason::storable);
 }
 
 // RFC 9111 §5.2.1.5 and §5.2.2.5.
