@@ -3,8 +3,9 @@
 // interim 1xx heads skipped (each relayed to the client as serialize_head makes
 // it), 101 refused, skip() for the answer to a HEAD; the body read through a sink.
 // The final head goes where the cache takes it (daemon/cache/cache_service.cc,
-// relay_and_store): directives, storability, the Vary key, the stored head and
-// meta; then what a later hit computes from that meta.
+// relay_and_store): directives (through the targeted fields), a 206's
+// Content-Range checks, storability, the Vary key, the stored head and meta;
+// then what a later hit computes from that meta.
 //
 // Properties: a final head the framing check (daemon/http/message_framing.h)
 // accepts is framed as Beast reads it; a relayed head carries no CR, LF or NUL in a field; the
@@ -23,6 +24,7 @@
 #include "daemon/exchange/head_writer.h"
 #include "daemon/exchange/header_convert.h"
 #include "daemon/http/cacheability.h"
+#include "daemon/http/content_range.h"
 #include "daemon/http/message_framing.h"
 #include "daemon/http/targeted_cache_control.h"
 #include "daemon/http/use_decision.h"
@@ -51,6 +53,18 @@ void check_relayed(const beast::http::response_header<>& received) {
   static_cast<void>(serialize_head(head));
 }
 
+// A 206 as the cache checks it before keeping it (daemon/cache/partial_serve.cc): a range
+// it would keep lies inside the representation, within the object bound, and matches a
+// Content-Length the head announced.
+void check_partial(const HeaderList& fields, std::uint64_t body_size) {
+  constexpr std::uint64_t kMaxObject = 64u << 20;
+  const PartialFacts partial = check_partial_response(fields, kMaxObject);
+  if (partial.check != PartialCheck::storable) return;
+  const ContentRange& r = partial.range;
+  SUMCACHE_FUZZ_CHECK(r.first <= r.last && r.last < r.complete && r.complete <= kMaxObject);
+  if (has_field(fields, "Content-Length")) SUMCACHE_FUZZ_CHECK(body_size == r.length());
+}
+
 void store_and_hit(const beast::http::response_header<>& head, std::uint64_t body_size) {
   static const HeaderList request = {{"Accept-Encoding", "gzip"}, {"Cookie", "a=1"}};
   static const RequestDirectives request_directives;
@@ -61,6 +75,7 @@ void store_and_hit(const beast::http::response_header<>& head, std::uint64_t bod
                       {},
                       {now - std::chrono::seconds(1), now}};
   facts.directives = effective_response_directives(facts.fields, kTargeted);
+  if (facts.status == 206) check_partial(facts.fields, body_size);
   const StoreInput input{"GET",        request,          request_directives, facts.status,
                          facts.fields, facts.directives, 64u << 20};
   if (storability(input) != StoreReason::storable) return;
