@@ -3,6 +3,7 @@
 #include "daemon/cache/stored_head.h"
 #include "daemon/http/cacheability.h"
 #include "daemon/http/hop_by_hop.h"
+#include "daemon/http/post_cacheability.h"
 #include "daemon/http/validation.h"
 #include "daemon/http/vary.h"
 
@@ -23,6 +24,17 @@ std::optional<std::string> fill_variant(const HeaderList& request_fields,
   const StoreInput input{"GET",           request_fields,      request_directives, response.status,
                          response.fields, response.directives, max_object_bytes};
   if (storability(input) != StoreReason::storable) return std::nullopt;
+  return secondary_key(joined_value(response.fields, "Vary").value_or(""), request_fields);
+}
+
+std::optional<std::string> post_fill_variant(const HeaderList& request_fields,
+                                             const RequestDirectives& request_directives,
+                                             const ResponseFacts& response,
+                                             std::uint64_t max_object_bytes,
+                                             const EffectiveUri& target) {
+  const StoreInput input{"POST",          request_fields,      request_directives, response.status,
+                         response.fields, response.directives, max_object_bytes};
+  if (post_storability(input, target) != PostStoreReason::storable) return std::nullopt;
   return secondary_key(joined_value(response.fields, "Vary").value_or(""), request_fields);
 }
 
