@@ -2,6 +2,7 @@
 // relayed to the client, and the final response after it is stored like any other, without
 // the interim response's fields (RFC 9110 §15.2, RFC 9111 §3).
 #include "tests/daemon/integration/proxy_fixture.h"
+#include "tests/support/raw_client.h"
 
 namespace sumcache::testing {
 namespace {
@@ -53,6 +54,21 @@ TEST_P(InterimConformance, InterimResponsesAreRelayedAndTheFinalResponseIsCached
     const std::string object = std::string(c.path).substr(0, std::string(c.path).find('?'));
     EXPECT_EQ(origin_.log().count(object), 1U);
   }
+}
+
+// RFC 9110 §15.2: "A server MUST NOT send a 1xx response to an HTTP/1.0 client": such a
+// client would take the interim response for the answer. It gets the final response alone,
+// which is still stored.
+TEST_P(InterimConformance, AnHttp10ClientGetsNoInterimResponse) {
+  const std::string path = "/obj/interim-http10?interim=103&max_age=600&size=10";
+  const std::string target = GetParam() == "forward" ? origin_url(path) : path;
+  auto reply = raw_exchange("127.0.0.1", port_, "GET " + target + " HTTP/1.0\r\nHost: x\r\n\r\n",
+                            std::chrono::seconds(10));
+  ASSERT_TRUE(reply.ok());
+  EXPECT_TRUE(reply->data.starts_with("HTTP/1.1 200 ") || reply->data.starts_with("HTTP/1.0 200 "))
+      << reply->data.substr(0, 40);
+  EXPECT_EQ(reply->data.find(" 103 "), std::string::npos);
+  EXPECT_EQ(fetch(path).header("X-Cache").value_or(""), "HIT");
 }
 
 }  // namespace
