@@ -62,8 +62,11 @@ TEST_P(InterimConformance, InterimResponsesAreRelayedAndTheFinalResponseIsCached
 TEST_P(InterimConformance, AnHttp10ClientGetsNoInterimResponse) {
   const std::string path = "/obj/interim-http10?interim=103&max_age=600&size=10";
   const std::string target = GetParam() == "forward" ? origin_url(path) : path;
-  auto reply = raw_exchange("127.0.0.1", port_, "GET " + target + " HTTP/1.0\r\nHost: x\r\n\r\n",
-                            std::chrono::seconds(10));
+  // The Host HttpClient sends, so that fetch() below has the same key in reverse mode.
+  const std::string host = "127.0.0.1:" + std::to_string(port_);
+  auto reply =
+      raw_exchange("127.0.0.1", port_, "GET " + target + " HTTP/1.0\r\nHost: " + host + "\r\n\r\n",
+                   std::chrono::seconds(10));
   ASSERT_TRUE(reply.ok());
   EXPECT_TRUE(reply->data.starts_with("HTTP/1.1 200 ") || reply->data.starts_with("HTTP/1.0 200 "))
       << reply->data.substr(0, 40);
