@@ -4,6 +4,7 @@
 #include "daemon/http/cacheability.h"
 #include "daemon/http/hop_by_hop.h"
 #include "daemon/http/targeted_cache_control.h"
+#include "daemon/http/post_cacheability.h"
 #include "daemon/http/validation.h"
 #include "daemon/http/vary.h"
 
@@ -32,6 +33,17 @@ std::optional<std::string> fill_variant(const HeaderList& request_fields,
   const StoreInput input{"GET",           request_fields,      request_directives, response.status,
                          response.fields, response.directives, max_object_bytes,   partial_allowed};
   if (storability(input) != StoreReason::storable) return std::nullopt;
+  return secondary_key(joined_value(response.fields, "Vary").value_or(""), request_fields);
+}
+
+std::optional<std::string> post_fill_variant(const HeaderList& request_fields,
+                                             const RequestDirectives& request_directives,
+                                             const ResponseFacts& response,
+                                             std::uint64_t max_object_bytes,
+                                             const EffectiveUri& target) {
+  const StoreInput input{"POST",          request_fields,      request_directives, response.status,
+                         response.fields, response.directives, max_object_bytes};
+  if (post_storability(input, target) != PostStoreReason::storable) return std::nullopt;
   return secondary_key(joined_value(response.fields, "Vary").value_or(""), request_fields);
 }
 

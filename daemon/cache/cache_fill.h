@@ -7,6 +7,7 @@
 #include <string>
 
 #include "daemon/cache/cached_meta.h"
+#include "daemon/http/cache_key.h"
 #include "daemon/http/header_list.h"
 #include "daemon/store/stored_object.h"
 
@@ -33,6 +34,14 @@ std::optional<std::string> fill_variant(const HeaderList& request_fields,
 
 // The freshness facts kept beside a response (cached_meta.h).
 CachedMeta meta_of(const ResponseFacts& response, const HeuristicPolicy& policy);
+
+// The same for a response to POST, stored under its target URI for later GETs
+// when post_storability allows (RFC 9110 §9.3.3, daemon/http/post_cacheability.h).
+std::optional<std::string> post_fill_variant(const HeaderList& request_fields,
+                                             const RequestDirectives& request_directives,
+                                             const ResponseFacts& response,
+                                             std::uint64_t max_object_bytes,
+                                             const EffectiveUri& target);
 
 // The head and meta for a response whose body has `body_size` bytes; the
 // `tag_field` lines (cache.tag_header) go last (move_field_last).

@@ -80,7 +80,7 @@ awaitable<unsigned> send_upstream_error(ProxyShared& shared, ClientConnection& c
 awaitable<ForwardResult> forward_request(
     WorkerContext& worker, const Settings& settings, ClientConnection& client,
     beast::http::request_parser<beast::http::buffer_body>& parser, const Route& route,
-    const std::function<void(const ForwardResult&)>& on_head) {
+    const std::function<void(const ForwardResult&)>& on_head, const CaptureHook& capture) {
   const auto& req = parser.get();
   const auto& limits = settings.config.limits;
   UpstreamRequest upstream{
@@ -110,6 +110,7 @@ awaitable<ForwardResult> forward_request(
   }
   // A final answer before the body was sent (after Expect) leaves it unread.
   if (!parser.is_done()) client.keep_alive = false;
+  BodyCapture copy = capture ? capture(*response) : BodyCapture{};
   auto& msg = response->parser->get();
   prepare_client_head(msg, client, req.version(), upstream.head_method,
                       settings.via_for(msg.version()), "MISS");
@@ -119,8 +120,7 @@ awaitable<ForwardResult> forward_request(
   ForwardResult result{msg.result_int(), std::string(msg[beast::http::field::location]),
                        std::string(msg[beast::http::field::content_location])};
   if (on_head) on_head(result);
-  BodyCapture no_capture;
-  if (co_await relay_response(worker, client, *response, limits, no_capture, route.cache_key)) {
+  if (co_await relay_response(worker, client, *response, limits, copy, route.cache_key)) {
     client.keep_alive = false;
     co_return result;
   }

@@ -9,6 +9,7 @@
 #include "daemon/exchange/client_connection.h"
 #include "daemon/exchange/proxy_context.h"
 #include "daemon/exchange/request_route.h"
+#include "daemon/exchange/response_relay.h"
 #include "daemon/exchange/upstream_exchange.h"
 
 namespace sumcache::daemon {
@@ -46,12 +47,18 @@ struct ForwardResult {
   std::string content_location;
 };
 
+// Says whether to keep a copy of the response body, seeing the upstream's
+// head as it came (before it is prepared for the client): the cache stores
+// some POST responses (RFC 9110 §9.3.3).
+using CaptureHook = std::function<BodyCapture(const UpstreamResponse&)>;
+
 // `on_head` sees the upstream's answer before its body is relayed, so that
 // invalidation (RFC 9111 §4.4: on receiving the status) is done before the
-// client can send its next request.
+// client can send its next request, and before a captured body is stored.
+// Either hook may be empty.
 awaitable<ForwardResult> forward_request(
     WorkerContext& worker, const Settings& settings, ClientConnection& client,
     beast::http::request_parser<beast::http::buffer_body>& parser, const Route& route,
-    const std::function<void(const ForwardResult&)>& on_head);
+    const std::function<void(const ForwardResult&)>& on_head, const CaptureHook& capture = {});
 
 }  // namespace sumcache::daemon

@@ -86,6 +86,14 @@ awaitable<error_code> read_final_head(Stream& up, UpstreamResponse& res,
   }
 }
 
+// Who gets the interim responses: not an HTTP/1.0 client (RFC 9110 §15.2: a
+// server MUST NOT send it a 1xx), which would take one for the final answer.
+ClientConnection* interim_receiver(
+    ClientConnection* client, const beast::http::request_parser<beast::http::buffer_body>* body) {
+  if (client == nullptr || (body != nullptr && body->get().version() < 11)) return nullptr;
+  return client;
+}
+
 // Streams the client's request body upstream through the serializer, keeping
 // a copy in `held`. On a retry the bytes held from the first attempt go first.
 template <class Stream>
@@ -134,6 +142,7 @@ awaitable<error_code> run_exchange(Stream& up, UpstreamResponse& res, UpstreamRe
                                    const config::LimitsConfig& limits, ClientConnection* client,
                                    beast::http::request_parser<beast::http::buffer_body>* body,
                                    bool with_body, HeldBody& held) {
+  ClientConnection* interim_to = interim_receiver(client, body);
   beast::http::request<beast::http::buffer_body> msg{request.head};
   msg.body().data = nullptr;
   msg.body().more = with_body;
@@ -142,14 +151,15 @@ awaitable<error_code> run_exchange(Stream& up, UpstreamResponse& res, UpstreamRe
   if (!with_body) {
     auto [ec, n] = co_await beast::http::async_write(up, sr, use_nothrow);
     if (ec) co_return ec;
-    co_return co_await read_final_head(up, res, limits, client, request.head_method);
+    co_return co_await read_final_head(up, res, limits, interim_to, request.head_method);
   }
   auto [hec, hn] = co_await beast::http::async_write_header(up, sr, use_nothrow);
   if (hec) co_return hec;
   if (expects_continue(request.head)) {
     // The origin answers the head first (RFC 9110 §10.1.1): a 100 is relayed and the
     // body follows; a final status means the body is never sent.
-    if (auto ec = co_await read_final_head(up, res, limits, client, request.head_method, true)) {
+    if (auto ec =
+            co_await read_final_head(up, res, limits, interim_to, request.head_method, true)) {
       co_return ec;
     }
     if (res.parser->is_header_done()) co_return error_code{};  // a final status: no body
@@ -159,7 +169,7 @@ awaitable<error_code> run_exchange(Stream& up, UpstreamResponse& res, UpstreamRe
     co_return ec;
   }
   if (res.parser->is_header_done()) co_return error_code{};
-  co_return co_await read_final_head(up, res, limits, client, request.head_method);
+  co_return co_await read_final_head(up, res, limits, interim_to, request.head_method);
 }
 
 }  // namespace

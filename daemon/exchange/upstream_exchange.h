@@ -1,7 +1,8 @@
 #pragma once
 // One request to an origin: acquire a pooled connection, send the head,
-// stream the client's body, relay interim 1xx responses (100 Continue, 103
-// Early Hints) to the client, and read the final response head. The body is
+// stream the client's body, relay interim 1xx responses (100 Continue, 102,
+// 103 Early Hints) to the client unless it speaks HTTP/1.0 (RFC 9110 §15.2),
+// and read the final response head. The body is
 // left for the caller to relay or drain. A reused keep-alive connection that
 // fails before any response byte is retried once on a fresh one when the
 // request can be replayed (daemon/http/upstream_replay.h): the origin may have

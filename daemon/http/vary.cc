@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "daemon/http/accept_language.h"
 #include "daemon/http/field_value.h"
 
 namespace sumcache::daemon {
@@ -38,6 +39,15 @@ std::string normalize_value(std::string_view value) {
   return out;
 }
 
+// Accept-Language has a canonical form of its own (accept_language.h); a value
+// outside its syntax gets the generic normalisation.
+std::string normalize_field(std::string_view name, std::string_view value) {
+  if (name == "accept-language") {
+    if (auto normalized = normalize_accept_language(value)) return std::move(*normalized);
+  }
+  return normalize_value(value);
+}
+
 }  // namespace
 
 bool vary_is_star(std::string_view vary) {
@@ -52,7 +62,7 @@ std::optional<std::string> secondary_key(std::string_view vary, const HeaderList
     std::string name = to_lower(member);
     if (std::ranges::find(seen, name) != seen.end()) continue;
     key += name;
-    if (auto value = joined_value(request, name)) key += ":" + normalize_value(*value);
+    if (auto value = joined_value(request, name)) key += ":" + normalize_field(name, *value);
     key += '\n';
     seen.push_back(std::move(name));
   }

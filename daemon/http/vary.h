@@ -8,8 +8,10 @@
 // the field, "name\n" when it has not (absent only matches absent). Values
 // are normalized as §4.1 allows: lines joined with ", ", list members
 // OWS-trimmed and re-joined with ", ", runs of SP/HTAB outside quoted strings
-// made one SP. Values are otherwise compared case-sensitively; a needless
-// mismatch costs a miss, a false match would serve the wrong variant.
+// made one SP. Accept-Language is put in a canonical form of its own
+// (accept_language.h: case, q order, redundant q=0 members). Other values are
+// compared case-sensitively; a needless mismatch costs a miss, a false match
+// would serve the wrong variant.
 
 #include <optional>
 #include <string>

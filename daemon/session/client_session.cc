@@ -185,14 +185,11 @@ awaitable<unsigned> dispatch(WorkerContext& worker, CacheService* cache, const S
     co_return co_await cache->serve(worker, settings, client, parser, route, record);
   }
   record.result = CacheResult::pass;
-  std::function<void(const ForwardResult&)> invalidate;
   if (cache != nullptr) {
-    invalidate = [cache, &req, &route](const ForwardResult& result) {
-      cache->invalidate_after_unsafe(req.method_string(), route, result);
-    };
+    co_return co_await cache->forward_uncached(worker, settings, client, parser, route);
   }
   const ForwardResult result =
-      co_await forward_request(worker, settings, client, parser, route, invalidate);
+      co_await forward_request(worker, settings, client, parser, route, {});
   co_return result.status;
 }
 

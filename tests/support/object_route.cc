@@ -238,6 +238,11 @@ void plan_object(const OriginRequest& request, const RequestTarget& target, Resp
   if (!params) {
     return bad_request(plan, "size, status (200-599), max_age, last_modified, expires: numbers");
   }
+  const std::string interim = text_param(target, "interim");
+  if (!interim.empty() && interim != "102" && interim != "103") {
+    return bad_request(plan, "interim is 102 or 103");
+  }
+  if (!interim.empty()) plan.interim = interim == "102" ? 102 : 103;
   auto p = *params;
   std::string seed = variant_seed(request, target);
   // etag_from=F: the request's field F, when present, is the ETag and follows the seed, so one
@@ -249,6 +254,9 @@ void plan_object(const OriginRequest& request, const RequestTarget& target, Resp
     }
   }
   set_cache_fields(target, p, plan);
+  if (text_param(target, "echo_method") == "1") {
+    plan.head.set("X-Request-Method", request.method_string());
+  }
   plan.head.result(params->status);
   // Preconditions apply only where the response would otherwise be 2xx (RFC 9110 §13.2.1).
   const unsigned conditional =

@@ -70,7 +70,7 @@ void route(const OriginRequest& request, const RequestTarget& target, ResponsePl
   }
   if (path == "/slow-body") return plan_slow_body(target, plan);
   if (path == "/early-hints") {
-    plan.early_hints = true;
+    plan.interim = 103;
     return plan_text(plan, 200, "early hints sent\n");
   }
   plan_text(plan, 404, "no such route\n");
@@ -93,8 +93,8 @@ void frame(const OriginRequest& request, bool chunked, ResponsePlan& plan) {
   plan.send_body = request.method() != http::verb::head;
 }
 
-// What every route takes: delay_ms, chunked, location, content_location, no_date; Date and
-// Server.
+// What every route takes: delay_ms, chunked, location, content_location (either may be
+// "self": the request target as received), no_date; Date and Server.
 void apply_common(const OriginRequest& request, const RequestTarget& target, SysTime now,
                   ResponsePlan& plan) {
   const auto delay = number_param(target, "delay_ms", 0, kMaxDelayMs);
@@ -108,7 +108,9 @@ void apply_common(const OriginRequest& request, const RequestTarget& target, Sys
        {std::pair{"location", http::field::location},
         std::pair{"content_location", http::field::content_location}}) {
     const auto it = target.params.find(param);
-    if (it != target.params.end()) plan.head.set(field, it->second);
+    if (it == target.params.end()) continue;
+    // "self": the request's own target, which a query cannot spell (it holds the query).
+    plan.head.set(field, it->second == "self" ? std::string(request.target()) : it->second);
   }
   // no_date=1: an origin without a clock (RFC 9110 §6.6.1), which sends no Date.
   if (text_param(target, "no_date") != "1") plan.head.set(http::field::date, format_http_date(now));

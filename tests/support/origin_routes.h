@@ -27,12 +27,15 @@ inline constexpr std::uint64_t kMaxBodyBytes = 1ULL << 30;
 
 // The Link field of the 103 Early Hints response (RFC 8297).
 inline constexpr std::string_view kEarlyHintsLink = "</style.css>; rel=preload; as=style";
+// A field only the 103 carries, so a test can tell that interim fields stayed out of the
+// final response (RFC 9110 §15.2).
+inline constexpr std::string_view kEarlyHintsOnlyField = "X-Early-Hint";
 
 struct ResponsePlan {
   http::response<http::empty_body> head;  // status and fields, framing included
   BodySource body;
   bool send_body = true;  // false for HEAD and for statuses that have no body
-  bool early_hints = false;
+  unsigned interim = 0;   // 102 or 103: that interim response goes before the head
   bool close_without_response = false;
   std::chrono::milliseconds head_delay{0};   // before the response head
   std::chrono::milliseconds piece_delay{0};  // before each piece of the body

@@ -83,6 +83,29 @@ TEST(OriginRoutes, EtagFromTakesTheETagFromARequestField) {
   EXPECT_EQ(body_of(v2), deterministic_body("/obj/e", "|\"v2\"", 10));
 }
 
+TEST(OriginRoutes, InterimParameterPlansThatInterimResponseBeforeTheObject) {
+  EXPECT_EQ(plan_response(request(http::verb::get, "/obj/a?interim=102"), kNow).interim, 102u);
+  const auto hints = plan_response(request(http::verb::get, "/obj/a?interim=103&max_age=60"), kNow);
+  EXPECT_EQ(hints.interim, 103u);
+  EXPECT_EQ(hints.head[http::field::cache_control], "max-age=60");
+  EXPECT_EQ(plan_response(request(http::verb::get, "/obj/a"), kNow).interim, 0u);
+  EXPECT_EQ(plan_response(request(http::verb::get, "/obj/a?interim=101"), kNow).head.result_int(),
+            400u);
+}
+
+TEST(OriginRoutes, ContentLocationSelfAndEchoMethod) {
+  const auto plan =
+      plan_response(request(http::verb::post, "/obj/p?max_age=60&content_location=self"), kNow);
+  EXPECT_EQ(plan.head[http::field::content_location], "/obj/p?max_age=60&content_location=self");
+  EXPECT_EQ(plan.head["X-Request-Method"], "");
+  EXPECT_EQ(plan_response(request(http::verb::post, "/obj/p?echo_method=1"), kNow)
+                .head["X-Request-Method"],
+            "POST");
+  EXPECT_EQ(plan_response(request(http::verb::get, "/obj/p?content_location=/x"), kNow)
+                .head[http::field::content_location],
+            "/x");
+}
+
 TEST(OriginRoutes, IfNoneMatchListWithCommasInsideTagsStillMatches) {
   auto r = request(http::verb::get, "/obj/a?etag=v1");
   r.set(http::field::if_none_match, R"("a,b", W/"v1")");

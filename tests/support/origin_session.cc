@@ -35,14 +35,18 @@ asio::awaitable<bool> pause(Ms duration) {
   co_return !ec;
 }
 
+// 100 Continue, 102 Processing, or 103 Early Hints with its Link and a field of its own.
 template <class Stream>
 asio::awaitable<bool> write_interim(Stream& stream, unsigned status, std::string_view reason,
-                                    const SessionConfig& config, std::string_view link = {}) {
+                                    const SessionConfig& config) {
   http::response<http::empty_body> interim;
   interim.version(11);
   interim.result(status);
   interim.reason(reason);
-  if (!link.empty()) interim.set(http::field::link, link);
+  if (status == 103) {
+    interim.set(http::field::link, kEarlyHintsLink);
+    interim.set(kEarlyHintsOnlyField, "103");
+  }
   beast::get_lowest_layer(stream).expires_after(config.io_timeout);
   const auto [ec, n] = co_await http::async_write(stream, interim, kUseTuple);
   co_return !ec;
@@ -53,8 +57,9 @@ asio::awaitable<bool> write_interim(Stream& stream, unsigned status, std::string
 template <class Stream>
 asio::awaitable<bool> write_response(Stream& stream, ResponsePlan& plan,
                                      const SessionConfig& config) {
-  if (plan.early_hints &&
-      !co_await write_interim(stream, 103, "Early Hints", config, kEarlyHintsLink)) {
+  if (plan.interim != 0 &&
+      !co_await write_interim(stream, plan.interim,
+                              plan.interim == 102 ? "Processing" : "Early Hints", config)) {
     co_return false;
   }
   if (!co_await pause(plan.head_delay)) co_return false;

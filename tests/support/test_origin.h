@@ -19,6 +19,8 @@
 //                        exact text) or another Last-Modified (then the 200)
 //                      etag_from=F: the request's field F, when present, is the ETag, and
 //                        "|" and it follow the body seed (one URL, a changed representation)
+//                      interim=102|103  that interim response first (as /early-hints sends)
+//                      echo_method=1  X-Request-Method: the request's method
 //                    If-None-Match and If-Modified-Since give 304 per RFC 9110 §13.2.2 (412 for
 //                    If-None-Match on unsafe methods); HEAD gets the GET head without the body.
 //   /echo, /100-continue   the request as JSON (echo_format.h).
@@ -26,10 +28,11 @@
 //   /close           closes the connection without a response.
 //   /slow-body?size=N&chunk_delay_ms=D&chunk_size=K   the body in K-byte pieces, each after D ms
 //                    (defaults 1024, 50, 256); bytes as /obj with the path /slow-body.
-//   /early-hints     103 Early Hints (Link) before a 200.
+//   /early-hints     103 Early Hints (Link, X-Early-Hint: 103) before a 200.
 //   anything else    404.
 // Every route takes delay_ms=D (hold the response head back D ms), chunked=1 (send
-// Transfer-Encoding: chunked), location=L and content_location=L (set those fields).
+// Transfer-Encoding: chunked), location=L and content_location=L (set those fields; L "self"
+// is the request target as the origin received it).
 // Any request with "Expect: 100-continue" gets 100 Continue before its body is read.
 // Every response has Date = now, unless the query has no_date=1. Malformed numbers in the query
 // give 400.

@@ -69,6 +69,25 @@ TEST(Vary, WhitespaceInsideQuotedStringsIsKept) {
             secondary_key("X-Q", {{"X-Q", R"("a b")"}}));
 }
 
+// RFC 9111 §4.1 allows normalising a selecting field where the semantics are the same:
+// Accept-Language in its canonical form (accept_language.h), only Accept-Language.
+TEST(Vary, AcceptLanguageIsComparedNormalised_Rfc9111_4_1) {
+  const auto stored = secondary_key("Accept-Language", {{"Accept-Language", "de;q=0.5, EN"}});
+  EXPECT_EQ(stored, "accept-language:en, de;q=0.5\n");
+  EXPECT_TRUE(
+      vary_matches("Accept-Language", *stored,
+                   {{"Accept-Language", "en;q=1.0, fr;q=0"}, {"Accept-Language", "de;Q=0.50"}}));
+  EXPECT_FALSE(vary_matches("Accept-Language", *stored, {{"Accept-Language", "de;q=0.5, fr"}}));
+  EXPECT_NE(secondary_key("X-Lang", {{"X-Lang", "EN"}}),
+            secondary_key("X-Lang", {{"X-Lang", "en"}}));
+}
+
+// A value outside Accept-Language's syntax is compared as it is sent.
+TEST(Vary, MalformedAcceptLanguageIsComparedAsSent_Rfc9111_4_1) {
+  EXPECT_EQ(secondary_key("Accept-Language", {{"Accept-Language", "EN;level=1,  de"}}),
+            "accept-language:EN;level=1, de\n");
+}
+
 TEST(Vary, RepeatedNamesCountOnce) {
   EXPECT_EQ(secondary_key("Accept, accept, ACCEPT", {{"Accept", "x"}}), "accept:x\n");
 }
