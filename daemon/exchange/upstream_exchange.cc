@@ -57,13 +57,14 @@ error_code check_response_framing(beast::http::response_header<>& head, bool hea
 }
 
 // Reads response heads until a final one, relaying 1xx interim responses
-// (RFC 9110 §15.2) to the client. With `until_continue`, a 100 also ends the
-// wait: the request body goes next.
+// (RFC 9110 §15.2) to the client, at most kMaxInterimResponses of them, each
+// without its hop-by-hop fields (§7.6.1). With `until_continue`, a 100 also
+// ends the wait: the request body goes next.
 template <class Stream>
 awaitable<error_code> read_final_head(Stream& up, UpstreamResponse& res,
                                       const config::LimitsConfig& limits, ClientConnection* client,
                                       bool head_method, bool until_continue = false) {
-  for (;;) {
+  for (int interim_count = 0;; ++interim_count) {
     res.connection->expires_after(limits.upstream_first_byte_timeout_ms);
     auto [ec, n] =
         co_await beast::http::async_read_header(up, res.buffer, *res.parser, use_nothrow);
@@ -71,7 +72,11 @@ awaitable<error_code> read_final_head(Stream& up, UpstreamResponse& res,
     const unsigned status = res.parser->get().result_int();
     if (status >= 200) co_return check_response_framing(res.parser->get().base(), head_method);
     if (status == 101) co_return error_code(beast::http::error::bad_version);  // no Upgrade relay
+    if (interim_count == kMaxInterimResponses) {
+      co_return make_error_code(FramingErrc::too_many_interim);
+    }
     if (client != nullptr) {
+      strip_hop_by_hop(res.parser->get().base());
       std::string interim = serialize_head(res.parser->get().base()) + "\r\n";
       client->stream.expires_after(limits.upstream_io_timeout_ms);
       auto [wec, wn] =

@@ -47,6 +47,9 @@ class FramingCategory final : public std::error_category {
         return "Host is not a host and optional port";
       case FramingErrc::line_too_long:
         return "a chunk line or trailer section longer than the proxy holds";
+      case FramingErrc::too_many_interim:
+        return "more than " + std::to_string(kMaxInterimResponses) +
+               " interim (1xx) responses before the final one";
     }
     return "unknown framing error";
   }

@@ -45,7 +45,13 @@ enum class FramingErrc {
   multiple_host,                         // more than one Host line (RFC 9112 §3.2)
   invalid_host,                          // a Host value that is not uri-host [":" port]
   line_too_long,                         // a chunk line or trailer past upstream_read_bound
+  too_many_interim,                      // more 1xx responses than kMaxInterimResponses
 };
+
+// 1xx responses relayed before a final one (RFC 9110 §15.2). Each restarts the
+// wait for the first byte, so without a bound an origin that sends 103s
+// without end would hold the exchange forever.
+inline constexpr int kMaxInterimResponses = 16;
 
 const std::error_category& framing_category() noexcept;
 

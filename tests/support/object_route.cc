@@ -243,6 +243,9 @@ void plan_object(const OriginRequest& request, const RequestTarget& target, Resp
     return bad_request(plan, "interim is 102 or 103");
   }
   if (!interim.empty()) plan.interim = interim == "102" ? 102 : 103;
+  const auto count = number_param(target, "interim_count", 1, 64);
+  if (!count) return bad_request(plan, "interim_count is 0 to 64");
+  plan.interim_count = static_cast<unsigned>(*count);
   auto p = *params;
   std::string seed = variant_seed(request, target);
   // etag_from=F: the request's field F, when present, is the ETag and follows the seed, so one

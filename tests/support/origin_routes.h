@@ -36,6 +36,7 @@ struct ResponsePlan {
   BodySource body;
   bool send_body = true;  // false for HEAD and for statuses that have no body
   unsigned interim = 0;   // 102 or 103: that interim response goes before the head
+  unsigned interim_count = 1;  // how many times it goes
   bool close_without_response = false;
   std::chrono::milliseconds head_delay{0};   // before the response head
   std::chrono::milliseconds piece_delay{0};  // before each piece of the body

@@ -57,10 +57,11 @@ asio::awaitable<bool> write_interim(Stream& stream, unsigned status, std::string
 template <class Stream>
 asio::awaitable<bool> write_response(Stream& stream, ResponsePlan& plan,
                                      const SessionConfig& config) {
-  if (plan.interim != 0 &&
-      !co_await write_interim(stream, plan.interim,
-                              plan.interim == 102 ? "Processing" : "Early Hints", config)) {
-    co_return false;
+  for (unsigned i = 0; plan.interim != 0 && i < plan.interim_count; ++i) {
+    if (!co_await write_interim(stream, plan.interim,
+                                plan.interim == 102 ? "Processing" : "Early Hints", config)) {
+      co_return false;
+    }
   }
   if (!co_await pause(plan.head_delay)) co_return false;
   http::response<http::buffer_body> response{std::move(plan.head.base())};

@@ -19,7 +19,8 @@
 //                        exact text) or another Last-Modified (then the 200)
 //                      etag_from=F: the request's field F, when present, is the ETag, and
 //                        "|" and it follow the body seed (one URL, a changed representation)
-//                      interim=102|103  that interim response first (as /early-hints sends)
+//                      interim=102|103  that interim response first (as /early-hints sends);
+//                        interim_count=N (0-64, default 1) sends it N times
 //                      echo_method=1  X-Request-Method: the request's method
 //                    If-None-Match and If-Modified-Since give 304 per RFC 9110 §13.2.2 (412 for
 //                    If-None-Match on unsafe methods); HEAD gets the GET head without the body.

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <ctime>
+#include <string>
+
 #include "tests/daemon/http/http_test_times.h"
 
 namespace sumcache::daemon {
@@ -16,6 +20,25 @@ constexpr sys_seconds kExample{seconds{784111777}};
 
 TEST(HttpDate, ParsesImfFixdate_Rfc9110_5_6_7) {
   EXPECT_EQ(parse_http_date("Sun, 06 Nov 1994 08:49:37 GMT", kT0), kExample);
+}
+
+// RFC 9111 §4.2: local time zones must not influence the calculation: the
+// process's TZ changes nothing, and a date in another zone is no HTTP-date.
+TEST(HttpDate, LocalTimeZoneHasNoInfluence_Rfc9111_4_2) {
+  const char* before = std::getenv("TZ");
+  const std::string saved = before != nullptr ? before : "";
+  ::setenv("TZ", "Asia/Tokyo", 1);
+  ::tzset();
+  EXPECT_EQ(parse_http_date("Sun, 06 Nov 1994 08:49:37 GMT", kT0), kExample);
+  EXPECT_EQ(parse_http_date_any_case("sun, 06 nov 1994 08:49:37 gmt", kT0), kExample);
+  EXPECT_EQ(parse_http_date("Sun, 06 Nov 1994 08:49:37 PST", kT0), std::nullopt);
+  EXPECT_EQ(parse_http_date_any_case("Sun, 06 Nov 1994 08:49:37 JST", kT0), std::nullopt);
+  if (before != nullptr) {
+    ::setenv("TZ", saved.c_str(), 1);
+  } else {
+    ::unsetenv("TZ");
+  }
+  ::tzset();
 }
 
 TEST(HttpDate, ParsesObsoleteRfc850Form_Rfc9110_5_6_7) {

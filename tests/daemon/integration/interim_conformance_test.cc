@@ -74,5 +74,28 @@ TEST_P(InterimConformance, AnHttp10ClientGetsNoInterimResponse) {
   EXPECT_EQ(fetch(path).header("X-Cache").value_or(""), "HIT");
 }
 
+// Each interim response restarts the wait for the first byte, so an origin that
+// sent them without end would hold the exchange forever: past kMaxInterimResponses
+// (16) the exchange ends in a 502 that says why, counted as a response refused
+// for its framing and logged. Sixteen still pass.
+class InterimBound : public BothModes {
+ protected:
+  ProxyOptions extra_options() const override {
+    return {.admin_json = R"({"address": "127.0.0.1", "port": 0})"};
+  }
+};
+INSTANTIATE_TEST_SUITE_P(Modes, InterimBound, kBothModes, mode_name);
+
+TEST_P(InterimBound, MoreThanSixteenInterimResponsesEndTheExchange) {
+  const auto sixteen = fetch("/obj/interim-16?interim=103&interim_count=16&max_age=600");
+  EXPECT_EQ(sixteen.status, 200U);
+  EXPECT_EQ(sixteen.interim.size(), 16U);
+  const auto seventeen = fetch("/obj/interim-17?interim=103&interim_count=17&max_age=600");
+  EXPECT_EQ(seventeen.status, 502U);
+  EXPECT_NE(seventeen.body.find("more than 16 interim"), std::string::npos) << seventeen.body;
+  EXPECT_EQ(metric_value("sumcache_framing_refused_total{message=\"response\"}", "1"), "1");
+  EXPECT_NE(daemon_log().find("more than 16 interim"), std::string::npos) << daemon_log();
+}
+
 }  // namespace
 }  // namespace sumcache::testing

@@ -1,6 +1,9 @@
 #include "tests/daemon/integration/proxy_fixture.h"
 
 #include <fstream>
+#include <thread>
+
+#include "tests/daemon/admin/metric_samples.h"
 
 namespace sumcache::testing {
 
@@ -34,7 +37,36 @@ bool ProxyTest::start_proxy(const ProxyOptions& options) {
   return restart_proxy();
 }
 
+std::uint16_t ProxyTest::admin_port() {
+  if (admin_port_ == 0 && daemon_) {
+    const auto match = daemon_->wait_for_line("admin listening on 127\\.0\\.0\\.1:([0-9]+)",
+                                              std::chrono::seconds(10), Output::err);
+    if (match) admin_port_ = static_cast<std::uint16_t>(std::stoi((*match)[1]));
+  }
+  return admin_port_;
+}
+
+std::string ProxyTest::metric_value(const std::string& name, const std::string& want) {
+  const std::uint16_t port = admin_port();
+  if (port == 0) return "no admin port";
+  HttpClient admin({.host = "127.0.0.1", .port = port, .reuse_connection = false});
+  std::string got;
+  for (int i = 0; i < 200 && got != want; ++i) {
+    if (i > 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    auto metrics = admin.send({.target = "/metrics"});
+    if (!metrics.ok()) {
+      got = "no answer: " + metrics.error().message();
+      continue;
+    }
+    const auto samples = metric_samples(metrics->body);
+    const auto it = samples.find(name);
+    got = it == samples.end() ? "absent" : it->second;
+  }
+  return got;
+}
+
 bool ProxyTest::restart_proxy() {
+  admin_port_ = 0;
   daemon_ = std::make_unique<DaemonProcess>();
   if (daemon_->start(SUMCACHED_PATH, {"--config", config_path_.string()})) {
     ADD_FAILURE() << "cannot start " << SUMCACHED_PATH;

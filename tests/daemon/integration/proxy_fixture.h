@@ -39,6 +39,12 @@ class ProxyTest : public ::testing::Test {
                        const std::string& method = "GET", const std::string& body = "");
   std::string origin_url(const std::string& path) const;
 
+  // The admin port, from the daemon's log line (options.admin_json must open one); 0 if none.
+  std::uint16_t admin_port();
+  // The /metrics sample `name` ("family{labels}" as metric_samples keys it), polled until it
+  // reads `want` or 10 s pass; "absent" when /metrics does not show it.
+  std::string metric_value(const std::string& name, const std::string& want);
+
   // The process's captured log so far.
   std::string daemon_log() const { return daemon_ ? daemon_->output(Output::err) : ""; }
   std::filesystem::path cache_dir() const { return work_.path() / "cache"; }
@@ -47,6 +53,7 @@ class ProxyTest : public ::testing::Test {
   TempDir work_;  // config and cache: they outlive each daemon process
   std::unique_ptr<DaemonProcess> daemon_;
   std::uint16_t port_ = 0;
+  std::uint16_t admin_port_ = 0;
   ProxyOptions options_;
   std::filesystem::path config_path_;
 };

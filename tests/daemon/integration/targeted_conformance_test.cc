@@ -10,10 +10,8 @@
 #include <cctype>
 #include <chrono>
 #include <string>
-#include <thread>
 #include <vector>
 
-#include "tests/daemon/admin/metric_samples.h"
 #include "tests/daemon/integration/proxy_fixture.h"
 #include "tests/support/http_date.h"
 #include "tests/support/request_target.h"
@@ -259,31 +257,9 @@ class TargetedInvalidCounted : public TargetedRows {
     return {.admin_json = R"({"address": "127.0.0.1", "port": 0})"};
   }
 
-  // The counter as /metrics shows it, polled until it reads `want` (10 s at most).
   std::string wait_for_invalid(const std::string& want) {
-    if (admin_port_ == 0) {
-      auto port = daemon_->wait_for_line("admin listening on 127\\.0\\.0\\.1:([0-9]+)",
-                                         std::chrono::seconds{10}, Output::err);
-      if (!port) return "no admin port";
-      admin_port_ = static_cast<std::uint16_t>(std::stoi((*port)[1]));
-    }
-    HttpClient admin({.host = "127.0.0.1", .port = admin_port_, .reuse_connection = false});
-    std::string got;
-    for (int i = 0; i < 200 && got != want; ++i) {
-      if (i > 0) std::this_thread::sleep_for(std::chrono::milliseconds{50});
-      auto metrics = admin.send({.target = "/metrics"});
-      if (!metrics.ok()) {
-        got = "no answer: " + metrics.error().message();
-        continue;
-      }
-      const auto m = metric_samples(metrics->body);
-      const auto it = m.find("sumcache_targeted_fields_invalid_total");
-      got = it == m.end() ? "absent" : it->second;
-    }
-    return got;
+    return metric_value("sumcache_targeted_fields_invalid_total", want);
   }
-
-  std::uint16_t admin_port_ = 0;
 };
 INSTANTIATE_TEST_SUITE_P(Modes, TargetedInvalidCounted, kBothModes, mode_name);
 

@@ -73,7 +73,6 @@ class UpstreamPool : public ProxyTest, public ::testing::WithParamInterface<std:
   }
 
   std::unique_ptr<KeepAliveFaultOrigin> scripted_;
-  std::uint16_t admin_port_ = 0;
 };
 INSTANTIATE_TEST_SUITE_P(Modes, UpstreamPool, kBothModes, mode_name);
 

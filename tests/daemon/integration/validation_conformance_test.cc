@@ -74,5 +74,24 @@ TEST_P(Validation, PartialResponseFromTheStoreCarriesThe200sFields) {
   }
 }
 
+// RFC 9111 §4.3.3: a full response to a validation request answers the client
+// and replaces the stored one. The origin takes its ETag from X-Version, so the
+// same URL changes representation between the two requests.
+TEST_P(Validation, AFullResponseToValidationAnswersAndReplaces) {
+  const std::string path = "/obj/changed?max_age=60&etag=v1&etag_from=X-Version&size=40";
+  const auto v1 = fetch(path);
+  ASSERT_EQ(v1.header("ETag").value_or(""), "\"v1\"");
+  const auto v2 = fetch(path, {{"Cache-Control", "no-cache"}, {"X-Version", "v2"}});
+  EXPECT_EQ(v2.status, 200U);
+  EXPECT_EQ(v2.header("ETag").value_or(""), "\"v2\"");
+  EXPECT_NE(v2.body, v1.body);
+  const auto log = origin_.log().entries();
+  ASSERT_EQ(log.size(), 2U);
+  EXPECT_EQ(find_header(log[1].headers, "If-None-Match").value_or("<none>"), "\"v1\"");
+  const auto after = fetch(path);
+  EXPECT_EQ(x_cache(after), "HIT");
+  EXPECT_EQ(after.body, v2.body);
+}
+
 }  // namespace
 }  // namespace sumcache::testing
