@@ -47,6 +47,12 @@ struct ClientResponse {
   }
 };
 
+// A response's X-Cache field: which way sumcached served it (HIT, MISS,
+// REFRESH_HIT...); "(none)" without one.
+inline std::string x_cache(const ClientResponse& r) {
+  return r.header("X-Cache").value_or("(none)");
+}
+
 struct ClientOptions {
   std::string host = "127.0.0.1";  // an IPv4 or IPv6 literal
   std::uint16_t port = 0;

@@ -50,11 +50,6 @@ struct ClusterNode {
   bool listed = true;                 // named in the other nodes' peers
 };
 
-// A response's X-Cache field: which way the node served it; "(none)" without one.
-inline std::string x_cache(const ClientResponse& r) {
-  return r.header("X-Cache").value_or("(none)");
-}
-
 class ClusterTest : public ::testing::Test {
  protected:
   void SetUp() override { ASSERT_FALSE(origin_.start()) << "test origin did not start"; }

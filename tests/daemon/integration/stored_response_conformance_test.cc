@@ -14,8 +14,6 @@ namespace {
 class StoredResponse : public BothModes {};
 INSTANTIATE_TEST_SUITE_P(Modes, StoredResponse, kBothModes, mode_name);
 
-std::string x_cache(const ClientResponse& r) { return r.header("X-Cache").value_or("<none>"); }
-
 // RFC 9110 §13.2.1: a stored 404 whose ETag the client names is still a 404.
 TEST_P(StoredResponse, PreconditionsOnAStored404AreIgnored) {
   const std::string path = "/obj/gone404?status=404&max_age=60&etag=g1&size=20";

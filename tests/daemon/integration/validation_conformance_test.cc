@@ -9,8 +9,6 @@ namespace {
 class Validation : public BothModes {};
 INSTANTIATE_TEST_SUITE_P(Modes, Validation, kBothModes, mode_name);
 
-std::string x_cache(const ClientResponse& r) { return r.header("X-Cache").value_or("<none>"); }
-
 // RFC 9111 §5.2.2.2: a stale must-revalidate response is not served when the
 // origin cannot be reached, even where stale-if-error would allow it
 // (§4.2.4); the client gets an error instead. RFC 9111 §5.5: when stale-if-error
