@@ -13,6 +13,7 @@
 #include "daemon/cache/stored_head.h"
 #include "daemon/cache/whole_body.h"
 #include "daemon/exchange/header_convert.h"
+#include "daemon/http/targeted_cache_control.h"
 #include "daemon/http/vary.h"
 
 namespace sumcache::daemon {
@@ -83,7 +84,8 @@ awaitable<std::optional<unsigned>> CacheService::complete_partial(CacheRequest& 
                       to_header_list(msg.base()),
                       {},
                       exchange_times(res->request_time, res->response_time)};
-  facts.directives = response_directives(facts.fields);
+  facts.directives =
+      effective_response_directives(facts.fields, r.settings.config.cache.targeted_fields);
   auto fill = partial_to_keep(r, facts);
   std::string body;
   const bool usable = fill && fill->range.complete == entry->complete &&

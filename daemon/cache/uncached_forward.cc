@@ -6,6 +6,7 @@
 #include "daemon/cache/cache_service.h"
 #include "daemon/cache/store_on_fill.h"
 #include "daemon/exchange/header_convert.h"
+#include "daemon/http/targeted_cache_control.h"
 
 namespace sumcache::daemon {
 
@@ -23,7 +24,8 @@ awaitable<unsigned> CacheService::forward_uncached(
                           to_header_list(msg.base()),
                           {},
                           exchange_times(res.request_time, res.response_time)};
-    facts.directives = response_directives(facts.fields);
+    facts.directives =
+        effective_response_directives(facts.fields, settings.config.cache.targeted_fields);
     const HeaderList request_fields = to_header_list(parser.get().base());
     auto variant = post_fill_variant(request_fields, request_directives(request_fields), facts,
                                      policy_.max_object_bytes, route.uri);

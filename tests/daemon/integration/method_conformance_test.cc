@@ -31,6 +31,14 @@ const PostCase kPostCases[] = {
      false},
     {"RFC 9111 §4.4: the stored GET response is invalidated, then the POST response stored",
      "/obj/post-replaces?max_age=600&content_location=self&echo_method=1", true, true},
+    {"RFC 9213 §2.2: CDN-Cache-Control's max-age over Cache-Control's no-store: stored",
+     "/obj/post-targeted?cc=no-store&content_location=self&echo_method=1"
+     "&fields=CDN-Cache-Control%3A%20max-age%3D600",
+     false, true},
+    {"RFC 9213 §2.2: CDN-Cache-Control's no-store over Cache-Control's max-age: not stored",
+     "/obj/post-targeted-no-store?max_age=600&content_location=self&echo_method=1"
+     "&fields=CDN-Cache-Control%3A%20no-store",
+     false, false},
 };
 
 class MethodConformance : public BothModes {};
