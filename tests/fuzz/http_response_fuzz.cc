@@ -4,7 +4,8 @@
 // it), 101 refused, skip() for the answer to a HEAD; the body read through a sink.
 // The final head goes where the cache takes it (daemon/cache/cache_service.cc,
 // relay_and_store): directives (through the targeted fields), a 206's
-// Content-Range checks, storability, the Vary key, the stored head and meta;
+// Content-Range checks, storability (and a POST answer's, uncached_forward.cc),
+// the Vary key, the stored head and meta;
 // then what a later hit computes from that meta.
 //
 // Properties: a final head the framing check (daemon/http/message_framing.h)
@@ -26,6 +27,7 @@
 #include "daemon/http/cacheability.h"
 #include "daemon/http/content_range.h"
 #include "daemon/http/message_framing.h"
+#include "daemon/http/post_cacheability.h"
 #include "daemon/http/targeted_cache_control.h"
 #include "daemon/http/use_decision.h"
 #include "daemon/http/vary.h"
@@ -80,7 +82,15 @@ void store_and_hit(const beast::http::response_header<>& head, std::uint64_t bod
   if (facts.status == 206 && !head_method) check_partial(facts.fields, body_size);
   const StoreInput input{"GET",        request,          request_directives, facts.status,
                          facts.fields, facts.directives, 64u << 20};
-  if (storability(input) != StoreReason::storable) return;
+  const bool storable = storability(input) == StoreReason::storable;
+  // The answer to a POST (daemon/cache/uncached_forward.cc): its Content-Location, the
+  // origin's bytes, resolved and compared as a cache key (RFC 9110 §9.3.3). What it
+  // stores, a GET response would store too.
+  static const EffectiveUri kPostTarget{"http", "origin.test", 80, "/form", std::nullopt};
+  const StoreInput post{"POST",       request,          request_directives, facts.status,
+                        facts.fields, facts.directives, 64u << 20};
+  SUMCACHE_FUZZ_CHECK(post_storability(post, kPostTarget) != PostStoreReason::storable || storable);
+  if (!storable) return;
   const auto variant = secondary_key(joined_value(facts.fields, "Vary").value_or(""), request);
   if (!variant) return;
   const auto [stored, meta_bytes] = stored_head_and_meta(facts, body_size, "1.1 edge-1", {});
