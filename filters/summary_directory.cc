@@ -54,7 +54,8 @@ std::uint64_t probe_squid(const std::atomic<std::uint64_t>* words, const BloomPa
 std::array<std::uint32_t, 4> squid_probe_positions(const SquidKey& key, std::uint32_t bits) {
   std::array<std::uint32_t, 4> out{};
   for (std::size_t i = 0; i < out.size(); ++i) {
-    const std::uint32_t word = std::uint32_t{key[4 * i]} << 24 | std::uint32_t{key[4 * i + 1]} << 16 |
+    const std::uint32_t word = std::uint32_t{key[4 * i]} << 24 |
+                               std::uint32_t{key[4 * i + 1]} << 16 |
                                std::uint32_t{key[4 * i + 2]} << 8 | std::uint32_t{key[4 * i + 3]};
     out[i] = word % bits;
   }
@@ -87,7 +88,8 @@ std::error_code SummaryDirectory::set_squid(unsigned slot, std::span<const std::
   if (m == 0 || m > max_bits_) return FilterErrc::too_large;
   const std::lock_guard lock(writer_);
   Slices* target = find_or_add(ProbeScheme::squid, {m, 4});
-  write_column(*target, slot, [&](std::uint64_t i) { return ((mask[i >> 3] >> (i & 7)) & 1U) != 0; });
+  write_column(*target, slot,
+               [&](std::uint64_t i) { return ((mask[i >> 3] >> (i & 7)) & 1U) != 0; });
   place(slot, target);
   return {};
 }

@@ -132,10 +132,11 @@ namespace {
 
 // A Squid peer's digest as held here (docs/interop.md); times as ms since the Unix epoch.
 json squid_digest_json(const SquidDigestStatus& d) {
-  return {{"fetches", {{"ok", d.fetches_ok},
-                       {"not_modified", d.not_modified},
-                       {"refused", d.refused},
-                       {"errors", d.errors}}},
+  return {{"fetches",
+           {{"ok", d.fetches_ok},
+            {"not_modified", d.not_modified},
+            {"refused", d.refused},
+            {"errors", d.errors}}},
           {"held", d.held},
           {"capacity", d.capacity},
           {"count", d.count},

@@ -61,7 +61,9 @@ beast::http::request_header<> peer_request_head(const CacheRequest& r, const std
 // With cluster.tls, object requests go over TLS to the peer's object
 // listener, its certificate checked for its `host`; otherwise to its proxy port.
 Origin peer_origin(const config::Config& config, const config::PeerConfig& peer) {
-  if (config.cluster.tls.enabled && peer.protocol != config::PeerProtocol::squid_digest) return {true, peer.host, peer.object_port, true};
+  if (config.cluster.tls.enabled && peer.protocol != config::PeerProtocol::squid_digest) {
+    return {true, peer.host, peer.object_port, true};
+  }
   return {false, peer.host, peer.http_port};
 }
 

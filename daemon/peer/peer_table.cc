@@ -118,7 +118,8 @@ PeerStatusList PeerTable::status(SteadyTime now, std::chrono::milliseconds expir
     s.http_port = p->config.http_port;
     s.peer_port = p->config.peer_port;
     s.source = p->source;
-    s.protocol = p->config.protocol == config::PeerProtocol::squid_digest ? "squid-digest" : "summary";
+    s.protocol =
+        p->config.protocol == config::PeerProtocol::squid_digest ? "squid-digest" : "summary";
     s.state = p->link.state;
     const auto& sum = p->link.summary;
     s.has_summary = sum.has_state();

@@ -73,8 +73,8 @@ awaitable<SquidDigestFetch> exchange(beast::tcp_stream& stream, const SquidDiges
     }
     co_return failed(DigestFetchResult::error, "answer: " + ec.message());
   }
-  out.rtt = std::chrono::duration_cast<std::chrono::microseconds>(
-      std::chrono::steady_clock::now() - sent_at);
+  out.rtt = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() -
+                                                                  sent_at);
   const auto& head = parser.get();
   out.status = head.result_int();
   out.last_modified = std::string(head[http::field::last_modified]);

@@ -104,7 +104,8 @@ awaitable<std::chrono::milliseconds> SquidDigestPeers::fetch(Lane& lane) {
       refused(lane, got.why);
       co_return delay_after_failure(lane.failures, schedule);
     case DigestFetchResult::not_modified:
-    case DigestFetchResult::ok: break;
+    case DigestFetchResult::ok:
+      break;
   }
   const bool fresh = got.result == DigestFetchResult::ok;
   if (fresh) {

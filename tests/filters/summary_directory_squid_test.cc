@@ -99,8 +99,8 @@ TEST(SummaryDirectorySquid, MixedSlotsAgreeWithEachFilter) {
     ASSERT_EQ(dir.claims(h, &sk), want) << "key " << key;
     claimed_any |= want;
   }
-  EXPECT_EQ(claimed_any, (1ULL << 0) | (1ULL << 5) | (1ULL << 63) | (1ULL << 1) | (1ULL << 7) |
-                             (1ULL << 40));
+  EXPECT_EQ(claimed_any,
+            (1ULL << 0) | (1ULL << 5) | (1ULL << 63) | (1ULL << 1) | (1ULL << 7) | (1ULL << 40));
 }
 
 TEST(SummaryDirectorySquid, WithoutASquidKeyOnlySummariesAnswer) {
@@ -155,7 +155,7 @@ TEST(SummaryDirectorySquid, ASlotMovesBetweenSchemesWithOnlyItsNewBits) {
   EXPECT_FALSE(dir.probes_squid());
   EXPECT_EQ(dir.claims(Hasher{}(url_key(2000)), &held), 0U);
   EXPECT_EQ(dir.claims(Hasher{}(url_key(9000)), &held), 4U);
-  ASSERT_FALSE(dir.set_squid(2, squid.mask));  // and back
+  ASSERT_FALSE(dir.set_squid(2, squid.mask));                 // and back
   EXPECT_EQ(dir.claims(Hasher{}(url_key(9000)), &held), 4U);  // held's own bits
   EXPECT_EQ(dir.scheme_of(2), ProbeScheme::squid);
 }
