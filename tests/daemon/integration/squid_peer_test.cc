@@ -215,7 +215,10 @@ TEST(SquidPeer, AMissTheSquidsDigestClaimsIsAPeerHitAndOtherMissesGoToTheOrigin)
   EXPECT_EQ(hit.value().status, 200);
   EXPECT_EQ(x_cache(hit.value()), "PEER-HIT") << node.log();
   EXPECT_EQ(origin.log().count("/obj/squid-held"), 1U);  // the Squid's fetch, none of ours
-  EXPECT_NE(node.access_log().find("SIBLING_HIT/" + std::string(kSquidPeerId)), std::string::npos)
+  // The access log line is written after the response.
+  EXPECT_TRUE(eventually([&] {
+    return node.access_log().find("SIBLING_HIT/" + std::string(kSquidPeerId)) != std::string::npos;
+  }, 5s))
       << node.access_log();
 
   auto miss = node.get(other_url);
