@@ -16,6 +16,9 @@ enum class Sharing { none, summary, icp };
 // the origin, or the key's owner among the live nodes, which coalesces the
 // cluster's concurrent misses into one origin fetch.
 enum class MissPolicy { origin, owner };
+// What a peer speaks (docs/peers.md): sumcache's summary protocol, or a Squid
+// whose Cache Digest this node fetches (docs/interop.md, "Squid as a peer of sumcache").
+enum class PeerProtocol { summary, squid_digest };
 
 struct ClusterTlsConfig {
   bool enabled = false;
@@ -73,6 +76,7 @@ struct PeerConfig {
   std::uint16_t icp_port = 3131;
   std::uint32_t weight = 1;
   std::uint16_t object_port = 3132;  // its object_listen port, used with cluster.tls
+  PeerProtocol protocol = PeerProtocol::summary;
   friend bool operator==(const PeerConfig&, const PeerConfig&) = default;
 };
 

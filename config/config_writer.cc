@@ -117,7 +117,8 @@ Json write_peers(const std::vector<PeerConfig>& peers) {
                  {"peer_port", p.peer_port},
                  {"icp_port", p.icp_port},
                  {"object_port", p.object_port},
-                 {"weight", p.weight}});
+                 {"weight", p.weight},
+                 {"protocol", enum_name(p.protocol)}});
   }
   return j;
 }

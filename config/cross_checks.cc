@@ -101,6 +101,13 @@ void check_peers(const Config& config) {
   const auto& peers = config.peers;
   for (std::size_t i = 0; i < peers.size(); ++i) {
     std::string path = element_path("$.peers", i);
+    // A Squid's digest is held in the summary directory; ICP asks Squids as it asks any peer.
+    if (peers[i].protocol == PeerProtocol::squid_digest &&
+        config.cluster.sharing != Sharing::summary) {
+      throw ConfigError(path + ".protocol",
+                        "\"squid-digest\" needs cluster.sharing \"summary\" (its digest is held "
+                        "in the summary directory; with \"icp\", list the Squid as a plain peer)");
+    }
     if (peers[i].id == config.node.id) {
       throw ConfigError(path + ".id", "\"" + peers[i].id + "\" is this node's own id ($.node.id)");
     }

@@ -59,6 +59,11 @@ struct EnumNames<MissPolicy> {
   static constexpr NameTable<MissPolicy, 2> kNames{
       {{MissPolicy::origin, "origin"}, {MissPolicy::owner, "owner"}}};
 };
+template <>
+struct EnumNames<PeerProtocol> {
+  static constexpr NameTable<PeerProtocol, 2> kNames{
+      {{PeerProtocol::summary, "summary"}, {PeerProtocol::squid_digest, "squid-digest"}}};
+};
 
 template <class E>
 constexpr std::string_view enum_name(E value) {

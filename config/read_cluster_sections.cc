@@ -78,6 +78,7 @@ PeerConfig read_peer(const Json& value, const std::string& path) {
     r.read_integer("icp_port", peer.icp_port, 1, 65535);
     r.read_integer("object_port", peer.object_port, 1, 65535);
     r.read_integer("weight", peer.weight, 1, 100);
+    r.read_enum("protocol", peer.protocol);
   });
   return peer;
 }

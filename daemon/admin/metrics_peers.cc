@@ -96,6 +96,19 @@ void write_peer_metrics(PrometheusWriter& w, const PeerStatusList& peers) {
   write_two_way(w, peers, "sumcache_peer_bytes_total",
                 "Bytes of summary and ICP messages exchanged with the peer.",
                 &PeerStatus::bytes_sent, &PeerStatus::bytes_received);
+  // Squid peers' digest fetches (docs/interop.md), by result; only squid-digest peers.
+  constexpr const char* kDigest = "sumcache_peer_squid_digest_fetches_total";
+  w.family(kDigest, "counter",
+           "Cache Digest fetches from a Squid peer, by result (ok, not_modified, refused: "
+           "damaged and dropped, error: no usable answer).");
+  for (const auto& p : peers) {
+    if (!p.squid_digest) continue;
+    const SquidDigestStatus& d = *p.squid_digest;
+    w.sample(kDigest, {{"peer", p.id}, {"result", "ok"}}, d.fetches_ok);
+    w.sample(kDigest, {{"peer", p.id}, {"result", "not_modified"}}, d.not_modified);
+    w.sample(kDigest, {{"peer", p.id}, {"result", "refused"}}, d.refused);
+    w.sample(kDigest, {{"peer", p.id}, {"result", "error"}}, d.errors);
+  }
 }
 
 }  // namespace sumcache::daemon

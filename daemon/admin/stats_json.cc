@@ -128,6 +128,30 @@ json stats_json(const StatsSnapshot& s) {
       {"owner_fetches", {{"sent", s.owner_fetches}, {"fallbacks", s.owner_fallbacks}}}};
 }
 
+namespace {
+
+// A Squid peer's digest as held here (docs/interop.md); times as ms since the Unix epoch.
+json squid_digest_json(const SquidDigestStatus& d) {
+  return {{"fetches",
+           {{"ok", d.fetches_ok},
+            {"not_modified", d.not_modified},
+            {"refused", d.refused},
+            {"errors", d.errors}}},
+          {"held", d.held},
+          {"capacity", d.capacity},
+          {"count", d.count},
+          {"mask_bytes", d.mask_bytes},
+          {"bits_per_entry", d.bits_per_entry},
+          {"bits_set_percent", d.used_percent},
+          {"age_seconds", d.age_seconds},
+          {"expired", d.expired},
+          {"last_modified", d.last_modified},
+          {"last_fetch_ms", d.fetched_at_ms},
+          {"next_fetch_ms", d.next_fetch_ms}};
+}
+
+}  // namespace
+
 json peers_json(const PeerStatusList& peers) {
   json list = json::array();
   for (const PeerStatus& p : peers) {
@@ -161,7 +185,9 @@ json peers_json(const PeerStatusList& peers) {
          {"bytes_received", p.bytes_received},
          {"messages_rejected", p.messages_rejected},
          {"rtt_ms", p.rtt_ms},
-         {"last_error", p.last_error}});
+         {"last_error", p.last_error},
+         {"protocol", p.protocol}});
+    if (p.squid_digest) list.back()["squid_digest"] = squid_digest_json(*p.squid_digest);
   }
   return {{"peers", list}};
 }

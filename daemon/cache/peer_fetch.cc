@@ -6,11 +6,14 @@
 // Sumcache-Peer-Auth (docs/protocol.md), which the peer checks before its store;
 // with cluster.tls it travels over TLS to the peer's object listener. A key
 // this node purged is not asked of peers until every peer acknowledged the purge.
+// A Squid peer (docs/interop.md) gets the plain only-if-cached request on its
+// http_port, and its X-Cache MISS (TCP_MISS) counts as a false hit like a 504.
 
 #include "daemon/cache/cache_request.h"
 #include "daemon/cache/cache_service.h"
 #include "daemon/cache/peer_upstream.h"
 #include "daemon/exchange/response_relay.h"
+#include "daemon/http/peer_answer.h"
 #include "daemon/peer/peer_service.h"
 
 namespace sumcache::daemon {
@@ -27,11 +30,14 @@ awaitable<std::optional<unsigned>> CacheService::fetch_from_peers(CacheRequest& 
     // Held for the exchange: a peer removed meanwhile stays valid until it ends.
     Peer& candidate = *candidates.peers[c];
     const config::PeerConfig& peer = candidate.config;
-    UpstreamRequest up{peer_origin(r.settings.config, peer),
-                       {},
-                       peer_request_head(r, peers_->node_id(), protocol::PeerAuthScope::store_only),
-                       false,
-                       {}};
+    const bool squid = peer.protocol == config::PeerProtocol::squid_digest;
+    UpstreamRequest up{
+        peer_origin(r.settings.config, peer),
+        {},
+        squid ? squid_request_head(r)
+              : peer_request_head(r, peers_->node_id(), protocol::PeerAuthScope::store_only),
+        false,
+        {}};
     stats.peer_requests.fetch_add(1, std::memory_order_relaxed);
     const auto start = std::chrono::steady_clock::now();
     auto [ec, res] = co_await exchange_with_upstream(r.worker, limits, up, nullptr, nullptr);
@@ -46,10 +52,8 @@ awaitable<std::optional<unsigned>> CacheService::fetch_from_peers(CacheRequest& 
     }
     const auto& msg = res->parser->get();
     const unsigned status = msg.result_int();
-    // Whatever the peer had stored is a hit, whatever its status; an answer of
-    // its own (X-Cache: ERROR: refused, draining, loop) is not.
-    if (status != 504 && msg["X-Cache"] != "ERROR" &&
-        purged_by_tag(*peers_, r.settings.config.cache, msg)) {
+    const PeerAnswer answer = classify_peer_answer(status, last_x_cache(msg));
+    if (answer == PeerAnswer::hit && purged_by_tag(*peers_, r.settings.config.cache, msg)) {
       // The peer has not applied a tag purge of ours yet: its copy is the purged one.
       co_await finish_upstream(r.worker, limits, std::move(res));
       stats.peer_copies_purged.fetch_add(1, std::memory_order_relaxed);
@@ -57,14 +61,14 @@ awaitable<std::optional<unsigned>> CacheService::fetch_from_peers(CacheRequest& 
                                " with a copy tagged by a purge it has not acknowledged");
       continue;
     }
-    if (status != 504 && msg["X-Cache"] != "ERROR") {
+    if (answer == PeerAnswer::hit) {
       peers_->report(candidate, PeerOutcome::hit, rtt);
       r.record.hierarchy = {"SIBLING_HIT", peer.id};
       co_return co_await relay_and_store(r, std::move(res), CacheResult::peer_hit,
                                          r.settings.config.cluster.store_peer_hits);
     }
     co_await finish_upstream(r.worker, limits, std::move(res));
-    if (status == 504) {
+    if (answer == PeerAnswer::false_hit) {
       stats.peer_false_hits.fetch_add(1, std::memory_order_relaxed);
       peers_->report(candidate, PeerOutcome::false_hit, rtt);
     } else {

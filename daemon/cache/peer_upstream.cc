@@ -7,6 +7,33 @@
 
 namespace sumcache::daemon {
 
+namespace {
+
+void add_only_if_cached(beast::http::request_header<>& head) {
+  const auto prior = head[beast::http::field::cache_control];
+  head.set(beast::http::field::cache_control,
+           prior.empty() ? std::string("only-if-cached") : std::string(prior) + ", only-if-cached");
+}
+
+}  // namespace
+
+beast::http::request_header<> squid_request_head(const CacheRequest& r) {
+  beast::http::request_header<> head =
+      make_upstream_head(r.parser.get().base(), false, r.route, r.settings, r.client);
+  // Absolute-form: Squid keys it by the URL, as its digest does.
+  head.target(r.route.cache_key);
+  add_only_if_cached(head);
+  return head;
+}
+
+std::string_view last_x_cache(const beast::http::response<beast::http::buffer_body>& msg) {
+  std::string_view last;
+  for (const auto& field : msg.base()) {
+    if (beast::iequals(field.name_string(), "X-Cache")) last = field.value();
+  }
+  return last;
+}
+
 beast::http::request_header<> peer_request_head(const CacheRequest& r, const std::string& node_id,
                                                 protocol::PeerAuthScope scope) {
   beast::http::request_header<> head =
@@ -14,10 +41,7 @@ beast::http::request_header<> peer_request_head(const CacheRequest& r, const std
   // Absolute-form: the peer keys it exactly as we do, in either mode.
   head.target(r.route.cache_key);
   if (scope == protocol::PeerAuthScope::store_only) {
-    const auto prior = head[beast::http::field::cache_control];
-    head.set(beast::http::field::cache_control, prior.empty()
-                                                    ? std::string("only-if-cached")
-                                                    : std::string(prior) + ", only-if-cached");
+    add_only_if_cached(head);
   } else {
     head.set(protocol::kOwnerFetchHeader, "1");
   }
@@ -37,7 +61,9 @@ beast::http::request_header<> peer_request_head(const CacheRequest& r, const std
 // With cluster.tls, object requests go over TLS to the peer's object
 // listener, its certificate checked for its `host`; otherwise to its proxy port.
 Origin peer_origin(const config::Config& config, const config::PeerConfig& peer) {
-  if (config.cluster.tls.enabled) return {true, peer.host, peer.object_port, true};
+  if (config.cluster.tls.enabled && peer.protocol != config::PeerProtocol::squid_digest) {
+    return {true, peer.host, peer.object_port, true};
+  }
   return {false, peer.host, peer.http_port};
 }
 

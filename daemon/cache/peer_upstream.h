@@ -21,6 +21,15 @@ class PeerService;
 beast::http::request_header<> peer_request_head(const CacheRequest& r, const std::string& node_id,
                                                 protocol::PeerAuthScope scope);
 
+// To a Squid peer (docs/interop.md): the same request with only-if-cached,
+// and none of sumcache's peer fields: Sumcache-Peer-Auth is signed for our
+// peers only, and a Squid has no use for the peer marker.
+beast::http::request_header<> squid_request_head(const CacheRequest& r);
+
+// The last X-Cache field of a peer's answer (the asked peer's own), or "".
+std::string_view last_x_cache(const beast::http::response<beast::http::buffer_body>& msg);
+
+// A Squid peer (which has no object listener) is reached on its http_port, TLS or not.
 Origin peer_origin(const config::Config& config, const config::PeerConfig& peer);
 
 // The upstream limits of a request to a peer, whose answer's first byte must

@@ -12,7 +12,8 @@ namespace sumcache::daemon {
 std::shared_ptr<Peer> PeerService::owner_of(std::string_view key) const {
   // Live: this node, and the peers a miss may go to (up or suspect, with a
   // fresh summary in summary mode). A down peer owns nothing: its keys go to
-  // the others until it is back.
+  // the others until it is back. A Squid owns nothing either: it does not
+  // share the rendezvous, nor fetch for us (docs/interop.md).
   constexpr std::size_t kMaxNodes = filters::SummaryDirectory::kMaxPeers + 1;
   std::array<std::string_view, kMaxNodes> ids;
   std::array<std::shared_ptr<Peer>, kMaxNodes> live;
@@ -21,6 +22,7 @@ std::shared_ptr<Peer> PeerService::owner_of(std::string_view key) const {
   for (std::uint64_t eligible = table_.eligible(); eligible != 0; eligible &= eligible - 1) {
     auto peer = table_.get(static_cast<std::size_t>(std::countr_zero(eligible)));
     if (!peer) continue;  // removed since the mask was read
+    if (peer->config.protocol == config::PeerProtocol::squid_digest) continue;
     ids[n] = peer->config.id;
     live[n++] = std::move(peer);
   }

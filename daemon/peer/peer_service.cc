@@ -10,6 +10,7 @@
 #include "daemon/peer/membership_plan.h"
 #include "daemon/peer/peer_sources.h"
 #include "daemon/peer/summary_exchange.h"
+#include "protocol/squid_digest.h"
 
 namespace sumcache::daemon {
 
@@ -157,7 +158,11 @@ awaitable<PeerCandidates> PeerService::candidates(std::string_view key,
     }
     co_return out;
   }
-  std::uint64_t claims = directory_.claims(hash, eligible);
+  // Squid digests probe at Squid's MD5 store key of the URL: computed only
+  // while one is held (docs/filters.md, "Squid digests in the directory").
+  std::optional<filters::SquidKey> squid_key;
+  if (directory_.probes_squid()) squid_key = protocol::squid_store_key(key);
+  std::uint64_t claims = directory_.claims(hash, squid_key ? &*squid_key : nullptr, eligible);
   while (claims != 0) {
     const auto slot = static_cast<std::uint8_t>(std::countr_zero(claims));
     claims &= claims - 1;

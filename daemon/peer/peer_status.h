@@ -3,6 +3,7 @@
 // so readers never hold the table's lock while they format.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,25 @@ const char* to_string(PeerState s);
 // How a peer joined (docs/peers.md, "Live membership").
 enum class PeerSource { config, admin, discovery };
 const char* to_string(PeerSource s);
+
+// A squid-digest peer's Cache Digest as this node holds it (docs/interop.md).
+struct SquidDigestStatus {
+  std::uint64_t fetches_ok = 0;    // 200 with a usable digest
+  std::uint64_t not_modified = 0;  // 304: the digest held is confirmed
+  std::uint64_t refused = 0;       // damaged digests refused; the one held stays
+  std::uint64_t errors = 0;        // no usable answer (network, status)
+  bool held = false;
+  std::uint32_t capacity = 0;  // the held digest's header
+  std::uint32_t count = 0;
+  std::uint32_t mask_bytes = 0;
+  unsigned bits_per_entry = 0;
+  unsigned used_percent = 0;  // bits set, as Squid rounds
+  double age_seconds = 0;     // since its last 200 or 304
+  bool expired = false;       // older than cluster.summary_expiry_ms: not used
+  std::string last_modified;
+  std::int64_t fetched_at_ms = 0;  // wall clock; 0: never
+  std::int64_t next_fetch_ms = 0;
+};
 
 struct PeerStatus {
   std::string id;
@@ -47,6 +67,9 @@ struct PeerStatus {
   std::uint64_t pushes_refused = 0;
   double rtt_ms = 0;  // smoothed (RFC 6298 style), 0 until measured
   std::string last_error;
+  // "summary" or "squid-digest"; a Squid's digest, for a squid-digest peer.
+  std::string protocol = "summary";
+  std::optional<SquidDigestStatus> squid_digest;
 };
 
 using PeerStatusList = std::vector<PeerStatus>;

@@ -67,7 +67,10 @@ void PeerTable::refresh_eligible(SteadyTime now, std::chrono::milliseconds expir
   for (const auto& p : peers()) {
     const PeerLink& l = p->link;
     if (l.state == PeerState::down) continue;
-    if (need_summary && (!l.summary.has_state() || now - l.summary_at > expiry)) continue;
+    const bool held = p->config.protocol == config::PeerProtocol::squid_digest
+                          ? l.digest.held
+                          : l.summary.has_state();
+    if (need_summary && (!held || now - l.summary_at > expiry)) continue;
     mask |= std::uint64_t{1} << p->slot;
   }
   eligible_.store(mask, std::memory_order_release);
@@ -115,6 +118,8 @@ PeerStatusList PeerTable::status(SteadyTime now, std::chrono::milliseconds expir
     s.http_port = p->config.http_port;
     s.peer_port = p->config.peer_port;
     s.source = p->source;
+    s.protocol =
+        p->config.protocol == config::PeerProtocol::squid_digest ? "squid-digest" : "summary";
     s.state = p->link.state;
     const auto& sum = p->link.summary;
     s.has_summary = sum.has_state();
@@ -141,6 +146,28 @@ PeerStatusList PeerTable::status(SteadyTime now, std::chrono::milliseconds expir
     s.bytes_received = c.bytes_received.load(std::memory_order_relaxed);
     s.messages_rejected = c.messages_rejected.load(std::memory_order_relaxed);
     s.pushes_refused = c.pushes_refused.load(std::memory_order_relaxed);
+    if (p->config.protocol == config::PeerProtocol::squid_digest) {
+      SquidDigestStatus d;
+      const SquidDigestLink& link = p->link.digest;
+      d.fetches_ok = c.digest_fetches_ok.load(std::memory_order_relaxed);
+      d.not_modified = c.digest_not_modified.load(std::memory_order_relaxed);
+      d.refused = c.digest_refused.load(std::memory_order_relaxed);
+      d.errors = c.digest_errors.load(std::memory_order_relaxed);
+      d.held = link.held;
+      d.capacity = link.header.capacity;
+      d.count = link.header.count;
+      d.mask_bytes = link.header.mask_size;
+      d.bits_per_entry = link.header.bits_per_entry;
+      d.used_percent = link.used_percent;
+      d.last_modified = link.last_modified;
+      d.fetched_at_ms = link.fetched_at_ms;
+      d.next_fetch_ms = link.next_fetch_ms;
+      if (link.held) {
+        d.age_seconds = std::chrono::duration<double>(now - p->link.summary_at).count();
+        d.expired = now - p->link.summary_at > expiry;
+      }
+      s.squid_digest = d;
+    }
     s.rtt_ms = p->srtt_us.load(std::memory_order_relaxed) / 1000.0;
     s.last_error = p->link.last_error;
     list.push_back(std::move(s));

@@ -22,6 +22,7 @@
 #include "daemon/peer/peer_status.h"
 #include "filters/summary_directory.h"
 #include "protocol/peer_summary.h"
+#include "protocol/squid_digest.h"
 
 namespace sumcache::daemon {
 
@@ -39,6 +40,22 @@ struct PeerCounters {
   Counter64 bytes_received{0};
   Counter64 messages_rejected{0};
   Counter64 pushes_refused{0};  // our summaries the peer answered with an error status
+  // A Squid peer's digest fetches (docs/interop.md): 200 with a usable digest,
+  // 304, a digest refused (damaged; the one held before stays), no usable answer.
+  Counter64 digest_fetches_ok{0};
+  Counter64 digest_not_modified{0};
+  Counter64 digest_refused{0};
+  Counter64 digest_errors{0};
+};
+
+// What this node holds of a Squid peer's Cache Digest (table mutex).
+struct SquidDigestLink {
+  bool held = false;
+  protocol::SquidDigestHeader header;  // of the digest held
+  unsigned used_percent = 0;           // its mask's bits set, as Squid rounds
+  std::string last_modified;           // its Last-Modified: the next If-Modified-Since
+  std::int64_t fetched_at_ms = 0;      // wall clock of the last fetch answered (200 or 304)
+  std::int64_t next_fetch_ms = 0;      // wall clock of the next fetch
 };
 
 // What the service thread keeps per peer, guarded by PeerTable's mutex.
@@ -49,7 +66,8 @@ struct PeerLink {
   SteadyTime down_since{};         // when it last went down (cluster.peer_grace_ms)
   bool needs_full = true;          // new, restarted, or reported a gap
   protocol::PeerSummary summary;   // what the peer last told us
-  SteadyTime summary_at{};         // when its last message arrived
+  SteadyTime summary_at{};         // when its last message arrived (a Squid: its last 200 or 304)
+  SquidDigestLink digest;          // a squid-digest peer's
   std::string last_error;
 };
 
@@ -90,7 +108,8 @@ class PeerTable {
   // Whether `peer` is still the one in its slot (caller holds mutex()).
   bool current(const Peer& peer) const { return get(peer.slot).get() == &peer; }
 
-  // Peers a miss may go to: up or suspect, with a summary younger than the expiry.
+  // Peers a miss may go to: up or suspect, with a summary (a Squid: a digest,
+  // fetched or confirmed by a 304) younger than the expiry.
   std::uint64_t eligible() const { return eligible_.load(std::memory_order_acquire); }
   // Recomputes eligible() from every link. need_summary: summary mode (ICP needs none).
   void refresh_eligible(SteadyTime now, std::chrono::milliseconds expiry, bool need_summary);

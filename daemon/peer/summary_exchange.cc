@@ -99,11 +99,17 @@ SummaryExchange::SummaryExchange(asio::any_io_executor executor, const config::C
       timer_(executor),
       epoch_(new_epoch()),
       max_filter_bits_(peer_filter_bits(config.cluster, store.filter_stats().m)),
-      invalidations_(config.node.id, epoch_, {}) {
+      invalidations_(config.node.id, epoch_, {}),
+      squid_(executor, config, log, table, directory, max_filter_bits_) {
   for (auto& peer : table.peers()) add_lane(std::move(peer));
 }
 
 void SummaryExchange::add_lane(std::shared_ptr<Peer> peer) {
+  // A Squid hears none of this node's purges, so none waits for its ack (docs/interop.md).
+  if (peer->config.protocol == config::PeerProtocol::squid_digest) {
+    squid_.add(std::move(peer));
+    return;
+  }
   const unsigned slot = peer->slot;
   invalidations_.add_peer(peer->config.id);
   auto lane = std::make_shared<PeerLane>(
@@ -114,6 +120,10 @@ void SummaryExchange::add_lane(std::shared_ptr<Peer> peer) {
 }
 
 void SummaryExchange::remove_lane(const Peer& peer) {
+  if (peer.config.protocol == config::PeerProtocol::squid_digest) {
+    squid_.remove(peer);
+    return;
+  }
   auto& lane = lanes_[peer.slot];
   if (!lane || lane->peer.get() != &peer) return;
   lane->removed = true;
@@ -160,6 +170,7 @@ bool SummaryExchange::listen(std::string& failed) {
 void SummaryExchange::start() {
   listener_.start();
   started_ = true;
+  squid_.start();
   asio::co_spawn(executor_, publish_loop(), asio::detached);
   for (const auto& lane : lanes_) {
     if (lane) asio::co_spawn(executor_, invalidation_loop(lane), asio::detached);
@@ -168,6 +179,7 @@ void SummaryExchange::start() {
 
 void SummaryExchange::stop() {
   stopped_ = true;
+  squid_.stop();
   listener_.stop();
   timer_.cancel();
   for (const auto& lane : lanes_) {

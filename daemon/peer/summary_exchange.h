@@ -23,6 +23,7 @@
 #include "daemon/log/logger.h"
 #include "daemon/peer/cluster_invalidations.h"
 #include "daemon/peer/peer_table.h"
+#include "daemon/peer/squid_digest_peers.h"
 #include "daemon/peer/summary_listener.h"
 #include "daemon/peer/token_bucket.h"
 #include "daemon/store/store.h"
@@ -66,7 +67,8 @@ class SummaryExchange : public SummaryGate {
   ClusterInvalidations& invalidations() { return invalidations_; }
   // On the io thread: the send loops waiting for a purge look again.
   void wake_invalidation_senders();
-  // On the io thread, after PeerTable::add: starts the peer's exchange.
+  // On the io thread, after PeerTable::add: starts the peer's exchange (a
+  // Squid's: its digest fetches).
   void add_lane(std::shared_ptr<Peer> peer);
   // On the io thread, after PeerTable::remove: stops its loops, drops its
   // summary from the directory and its invalidation state.
@@ -137,6 +139,8 @@ class SummaryExchange : public SummaryGate {
   std::uint64_t max_filter_bits_;
   LogLimiter reject_log_;
   ClusterInvalidations invalidations_;
+  // squid-digest peers: no lane (nothing pushed, pulled or invalidated), a digest fetch loop.
+  SquidDigestPeers squid_;
   LogLimiter invalidation_reject_log_;
   LogLimiter invalidation_send_log_;
   LogLimiter grace_log_;

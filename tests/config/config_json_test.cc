@@ -42,7 +42,7 @@ constexpr const char* kCustom = R"({
               "tls": {"enabled": true, "cert_file": "c", "key_file": "k", "ca_file": "a"}},
   "peers": [{"id": "p1", "host": "10.0.0.8", "http_port": 80, "peer_port": 4000,
              "icp_port": 4001, "object_port": 4002, "weight": 100},
-            {"id": "p2", "host": "p2.example"}]
+            {"id": "p2", "host": "p2.example", "protocol": "squid-digest"}]
 })";
 
 TEST(ToJson, RoundTripsTheDefault) {

@@ -9,6 +9,7 @@
 #include "config/config_json.h"
 #include "config/default_config.h"
 #include "config/load_config.h"
+#include "config/peer_entry.h"
 
 namespace sumcache::config {
 namespace {
@@ -186,6 +187,27 @@ TEST(Docs, DescribeEveryField) {
       EXPECT_NE(doc.str().find(name), std::string::npos) << name << " is not in the docs";
     }
   }
+}
+
+}  // namespace
+}  // namespace sumcache::config
+
+namespace sumcache::config {
+namespace {
+
+// The admin's POST /peers reads an entry by the config file's rules, protocol included.
+TEST(PeerEntry, ReadsTheProtocol) {
+  std::string why;
+  const auto squid = parse_peer_entry(
+      R"({"id": "squid-1", "host": "10.0.0.9", "http_port": 3128, "protocol": "squid-digest"})",
+      why);
+  ASSERT_TRUE(squid) << why;
+  EXPECT_EQ(squid->protocol, PeerProtocol::squid_digest);
+  const auto plain = parse_peer_entry(R"({"id": "edge-2", "host": "10.0.0.8"})", why);
+  ASSERT_TRUE(plain) << why;
+  EXPECT_EQ(plain->protocol, PeerProtocol::summary);
+  EXPECT_FALSE(parse_peer_entry(R"({"id": "x", "host": "h", "protocol": "icp"})", why));
+  EXPECT_EQ(why, "$.protocol: must be one of \"summary\", \"squid-digest\" (got \"icp\")");
 }
 
 }  // namespace

@@ -122,6 +122,25 @@ TEST(MetricsText, FiguresAppearWithConventionalLabels) {
   EXPECT_EQ(samples.at(R"(sumcache_peer_rtt_seconds{peer="peer \"b\"\\\nx"})"), "0.0015");
 }
 
+// A Squid peer's digest fetches, by result (docs/interop.md); only for squid-digest peers.
+TEST(MetricsText, SquidDigestFetchesAppearPerPeerAndResult) {
+  StatsSnapshot s = sample_snapshot();
+  PeerStatus squid;
+  squid.id = "squid-1";
+  squid.protocol = "squid-digest";
+  squid.squid_digest = SquidDigestStatus{};
+  squid.squid_digest->fetches_ok = 7;
+  squid.squid_digest->refused = 2;
+  s.peers.push_back(squid);
+  const auto samples = metric_samples(metrics_text(s));
+  const std::string name = "sumcache_peer_squid_digest_fetches_total";
+  EXPECT_EQ(samples.at(name + R"({peer="squid-1",result="ok"})"), "7");
+  EXPECT_EQ(samples.at(name + R"({peer="squid-1",result="not_modified"})"), "0");
+  EXPECT_EQ(samples.at(name + R"({peer="squid-1",result="refused"})"), "2");
+  EXPECT_EQ(samples.at(name + R"({peer="squid-1",result="error"})"), "0");
+  EXPECT_FALSE(samples.contains(name + R"({peer="peer-a",result="ok"})"));
+}
+
 TEST(MetricsText, AcceptFailuresAppearPerListenerAndReason) {
   StatsSnapshot s = sample_snapshot();
   s.proxy_accept_failures = {7, 1, 0};

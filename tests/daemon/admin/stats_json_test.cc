@@ -93,6 +93,48 @@ TEST(StatsJson, PeersCarryEveryContractField) {
   EXPECT_EQ(peers_json({}), (Json{{"peers", Json::array()}}));
 }
 
+// A Squid peer (docs/interop.md) shows its protocol and the digest held; a summary peer neither.
+TEST(StatsJson, SquidPeerShowsItsDigestFetchesAndHeader) {
+  PeerStatus p;
+  p.id = "squid-1";
+  p.protocol = "squid-digest";
+  SquidDigestStatus d;
+  d.fetches_ok = 2;
+  d.not_modified = 3;
+  d.refused = 4;
+  d.errors = 5;
+  d.held = true;
+  d.capacity = 200;
+  d.count = 51;
+  d.mask_bytes = 125;
+  d.bits_per_entry = 5;
+  d.used_percent = 12;
+  d.last_modified = "Tue, 24 Nov 2026 12:29:28 GMT";
+  d.fetched_at_ms = 1000;
+  d.next_fetch_ms = 3000;
+  p.squid_digest = d;
+  PeerStatus plain;
+  plain.id = "edge-2";
+  const Json j = peers_json({p, plain});
+  const Json& squid = j.at("peers")[0];
+  EXPECT_EQ(squid.at("protocol"), "squid-digest");
+  const Json& digest = squid.at("squid_digest");
+  EXPECT_EQ(digest.at("fetches"),
+            (Json{{"ok", 2}, {"not_modified", 3}, {"refused", 4}, {"errors", 5}}));
+  EXPECT_EQ(digest.at("held"), true);
+  EXPECT_EQ(digest.at("capacity"), 200);
+  EXPECT_EQ(digest.at("count"), 51);
+  EXPECT_EQ(digest.at("mask_bytes"), 125);
+  EXPECT_EQ(digest.at("bits_per_entry"), 5);
+  EXPECT_EQ(digest.at("bits_set_percent"), 12);
+  EXPECT_EQ(digest.at("last_modified"), "Tue, 24 Nov 2026 12:29:28 GMT");
+  EXPECT_EQ(digest.at("last_fetch_ms"), 1000);
+  EXPECT_EQ(digest.at("next_fetch_ms"), 3000);
+  expect_numbers(digest, {"age_seconds"}, "squid_digest");
+  EXPECT_EQ(j.at("peers")[1].at("protocol"), "summary");
+  EXPECT_FALSE(j.at("peers")[1].contains("squid_digest"));
+}
+
 TEST(StatsJson, FilterCarriesEveryContractFieldAndItsEstimates) {
   StatsSnapshot s;
   s.filter = {1000, 2, 7, 500, 1, 0, 12};
