@@ -118,6 +118,7 @@ Json write_peers(const std::vector<PeerConfig>& peers) {
                  {"icp_port", p.icp_port},
                  {"object_port", p.object_port},
                  {"weight", p.weight}});
+    if (!p.icp_source_address.empty()) j.back()["icp_source_address"] = p.icp_source_address;
   }
   return j;
 }
