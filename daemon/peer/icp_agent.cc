@@ -100,7 +100,8 @@ struct IcpAgent::Core {
   IcpAtomicCounters others;  // senders that are not peers
   LogLimiter rejected_log;
   LogLimiter stranger_log;
-  LogLimiter denied_log;
+  LogLimiter denied_log;   // queries we answered DENIED
+  LogLimiter refused_log;  // peers' DENIED replies to ours
   LogLimiter send_log;
 
   std::atomic<bool> nofetch{false};  // refuse_fetches(): draining
@@ -344,7 +345,7 @@ void IcpAgent::Core::take_reply(const IcpMessage& reply, const udp::endpoint& fr
   }
   if (!url_differs) {
     if (reply.opcode == IcpOpcode::denied) {
-      log_limited(denied_log, LogLevel::warn,
+      log_limited(refused_log, LogLevel::warn,
                   "icp: " + name(from, peer) +
                       " answered DENIED: its access rules (Squid: icp_access) refuse this node");
     }

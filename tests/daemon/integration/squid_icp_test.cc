@@ -89,14 +89,17 @@ class SquidIcp : public ::testing::Test {
   }
 
   // The Squid, naming sumcached as its ICP sibling when `sibling`.
-  void start_squid(bool sibling, const std::string& extra = "") {
+  // `allow_node` false: Squid's icp_access and http_access admit localhost alone.
+  void start_squid(bool sibling, const std::string& extra = "", bool allow_node = true) {
     // Whole URLs in its log. Its netdb measures the loopback origin at 1 ms once it
     // fetched from it, and Squid goes DIRECT without asking its siblings to an origin
     // nearer than minimum_direct_rtt (400 ms) or minimum_direct_hops: both off.
     squid_options_.extra =
         "strip_query_terms off\nminimum_direct_hops 0\nminimum_direct_rtt 0\n" + extra;
-    squid_options_.access = "acl sumcache_node src " + std::string(kNode) +
-                            "\nhttp_access allow sumcache_node\nicp_access allow sumcache_node\n";
+    squid_options_.access =
+        !allow_node ? std::string()
+                    : "acl sumcache_node src " + std::string(kNode) +
+                          "\nhttp_access allow sumcache_node\nicp_access allow sumcache_node\n";
     if (sibling) {
       squid_options_.extra += "\ncache_peer " + std::string(kNode) + " sibling " +
                               std::to_string(http_port_) + " " + std::to_string(icp_port_) +
@@ -298,6 +301,25 @@ TEST_F(SquidIcp, ASquidsOutgoingAddressIsThePeersWithIcpSourceAddress) {
                                                                      << squid_.cache_log();
   EXPECT_EQ(origin_.log().count("/obj/outgoing-f"), 1u);
   EXPECT_EQ(node_log().find("denied a query"), std::string::npos) << node_log();
+}
+
+// Squid's default icp_access denies everyone: a node it does not admit gets DENIED,
+// logged and counted here, and goes to the origin without waiting for a timeout.
+TEST_F(SquidIcp, ASquidThatDeniesOurQueriesIsLoggedAndCounted) {
+  start_node();
+  start_squid(false, "", false);
+  const std::string g = url("denied-g");
+  const auto r = via(true, g);
+  EXPECT_EQ(r.status, 200u);
+  EXPECT_EQ(x_cache(r), "MISS");
+  EXPECT_EQ(origin_.log().count("/obj/denied-g"), 1u);
+  EXPECT_TRUE(node_->wait_for_line("icp: peer squid .* answered DENIED", 10s, Output::err))
+      << node_log();
+  const std::string metrics = admin_get("/metrics");
+  EXPECT_NE(metrics.find(R"(sumcache_icp_replies_total{direction="received",opcode="denied"} 1)"),
+            std::string::npos)
+      << metrics;
+  EXPECT_NE(squid_.access_log().find("UDP_DENIED/000"), std::string::npos) << squid_.access_log();
 }
 
 }  // namespace
