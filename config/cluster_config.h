@@ -77,6 +77,9 @@ struct PeerConfig {
   std::uint32_t weight = 1;
   std::uint16_t object_port = 3132;  // its object_listen port, used with cluster.tls
   PeerProtocol protocol = PeerProtocol::summary;
+  // icp: the address the peer's ICP queries come from when it is not `host` (Squid's
+  // udp_outgoing_address); its replies still come from `host`. Empty: `host`.
+  std::string icp_source_address{};
   friend bool operator==(const PeerConfig&, const PeerConfig&) = default;
 };
 

@@ -119,6 +119,7 @@ Json write_peers(const std::vector<PeerConfig>& peers) {
                  {"object_port", p.object_port},
                  {"weight", p.weight},
                  {"protocol", enum_name(p.protocol)}});
+    if (!p.icp_source_address.empty()) j.back()["icp_source_address"] = p.icp_source_address;
   }
   return j;
 }

@@ -79,6 +79,10 @@ PeerConfig read_peer(const Json& value, const std::string& path) {
     r.read_integer("object_port", peer.object_port, 1, 65535);
     r.read_integer("weight", peer.weight, 1, 100);
     r.read_enum("protocol", peer.protocol);
+    r.read("icp_source_address", peer.icp_source_address);
+    if (!peer.icp_source_address.empty()) {
+      require(r.path_of("icp_source_address"), check_ip_literal(peer.icp_source_address));
+    }
   });
   return peer;
 }

@@ -310,6 +310,36 @@ void write_membership(W& w, const MembershipStats& m) {
           m.discovery_failures);
 }
 
+// ICP (docs/icp.md): both directions, peers and strangers together. A Squid stops
+// asking a peer that answers DENIED to over 95% of 100+ queries, so denied_sent
+// rising means a Squid lists this node but this node does not list it.
+void write_icp(W& w, const IcpPeerCounters& c) {
+  w.family("sumcache_icp_queries_total", "counter",
+           "ICP queries: sent to peers on local misses, received from peers and others.");
+  w.sample("sumcache_icp_queries_total", {{"direction", "sent"}}, c.queries_sent);
+  w.sample("sumcache_icp_queries_total", {{"direction", "received"}}, c.queries_received);
+  w.family("sumcache_icp_replies_total", "counter",
+           "ICP replies counted toward a query (received) and answers sent, by opcode.");
+  w.sample("sumcache_icp_replies_total", {{"direction", "received"}, {"opcode", "hit"}},
+           c.hits_received);
+  w.sample("sumcache_icp_replies_total", {{"direction", "received"}, {"opcode", "miss"}},
+           c.misses_received);
+  w.sample("sumcache_icp_replies_total", {{"direction", "received"}, {"opcode", "denied"}},
+           c.denied_received);
+  w.sample("sumcache_icp_replies_total", {{"direction", "sent"}, {"opcode", "hit"}}, c.hits_sent);
+  w.sample("sumcache_icp_replies_total", {{"direction", "sent"}, {"opcode", "miss"}},
+           c.misses_sent);
+  w.sample("sumcache_icp_replies_total", {{"direction", "sent"}, {"opcode", "denied"}},
+           c.denied_sent);
+  w.single("sumcache_icp_unanswered_total", "counter", "Peers silent until an ICP query's timeout.",
+           c.unanswered);
+  w.single("sumcache_icp_late_replies_total", "counter",
+           "ICP replies after their query completed, or for no query of ours.", c.late_replies);
+  w.single("sumcache_icp_rejected_total", "counter",
+           "ICP datagrams dropped: malformed, a reply not echoing its URL, or from a stranger.",
+           c.rejected);
+}
+
 }  // namespace
 
 std::string result_label(CacheResult r) {
@@ -337,6 +367,7 @@ std::string metrics_text(const StatsSnapshot& s) {
   if (s.peer_listener_refusals) write_peer_listener_metrics(w, *s.peer_listener_refusals);
   if (s.invalidations) write_invalidations(w, *s.invalidations);
   if (s.membership) write_membership(w, *s.membership);
+  if (s.icp) write_icp(w, *s.icp);
   return w.text();
 }
 

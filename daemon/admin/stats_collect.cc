@@ -130,6 +130,7 @@ StatsSnapshot collect_stats(const AdminContext& context) {
   if (const PeerService* peers = context.peers()) {
     s.invalidations = peers->invalidation_stats();
     s.membership = peers->membership_stats();
+    s.icp = peers->icp_totals();
     s.peers = peers->status();
     if (config.cluster.sharing == config::Sharing::summary) {
       s.peer_listener_refusals = peers->listener_refusals();

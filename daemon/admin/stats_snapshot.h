@@ -17,6 +17,7 @@
 #include "daemon/observe/rate_window.h"
 #include "daemon/observe/request_metrics.h"
 #include "daemon/peer/cluster_invalidations.h"
+#include "daemon/peer/icp_counters.h"
 #include "daemon/peer/listener_refusals.h"
 #include "daemon/peer/peer_status.h"
 #include "daemon/store/store_options.h"
@@ -91,6 +92,7 @@ struct StatsSnapshot {
   std::optional<RefusalCounts> peer_listener_refusals;  // summary mode only
   std::optional<InvalidationStats> invalidations;       // summary mode only
   std::optional<MembershipStats> membership;            // with a cluster
+  std::optional<IcpPeerCounters> icp;                   // icp mode: every peer and stranger
 
   std::uint64_t result(CacheResult r) const { return results[static_cast<std::size_t>(r)]; }
 };

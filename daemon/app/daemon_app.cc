@@ -108,6 +108,7 @@ int run_daemon(config::Config config, const std::string& config_path) {
       server.set_peer_sources(std::move(sources));
     });
     server.on_reload([&peers](const config::Config& c) { peers->apply_live(c); });
+    server.on_drain([&peers] { peers->begin_drain(); });
   }
   if (peers && !peers->start()) return 1;
   if (!server.start()) return 1;

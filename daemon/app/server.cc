@@ -242,6 +242,7 @@ void Server::run() {
 
 void Server::drain_and_stop() {
   shared_.draining = true;
+  if (drain_hook_) drain_hook_();
   for (auto& worker : workers_) worker->begin_drain();
   const auto deadline = std::chrono::steady_clock::now() + config_.limits.drain_timeout_ms;
   while (shared_.connections.load() > 0 && std::chrono::steady_clock::now() < deadline) {

@@ -37,6 +37,8 @@ class Server {
   void on_reload(std::function<void(const config::Config&)> hook) {
     reload_hook_ = std::move(hook);
   }
+  // Called on the control thread when a stop signal starts the drain.
+  void on_drain(std::function<void()> hook) { drain_hook_ = std::move(hook); }
 
  private:
   void reload();
@@ -63,6 +65,7 @@ class Server {
   std::unique_ptr<AdminServer> admin_;          // null when admin.enabled is false
   asio::io_context control_;
   std::function<void(const config::Config&)> reload_hook_;
+  std::function<void()> drain_hook_;
 };
 
 std::shared_ptr<const Settings> make_settings(const config::Config& config);

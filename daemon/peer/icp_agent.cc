@@ -3,6 +3,7 @@
 #include <sys/socket.h>
 
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cerrno>
 #include <mutex>
@@ -57,7 +58,10 @@ struct IcpAgent::Core {
         lookup(std::move(l)),
         log(lg),
         peer_counts(peers.size()) {
-    for (auto& peer : peers) peer.endpoint = unmapped(peer.endpoint);
+    for (auto& peer : peers) {
+      peer.endpoint = unmapped(peer.endpoint);
+      if (peer.source) peer.source = unmapped({*peer.source, 0}).address();
+    }
   }
 
   static awaitable<IcpQueryResult> run_query(std::shared_ptr<Core> core, std::string url,
@@ -96,7 +100,11 @@ struct IcpAgent::Core {
   IcpAtomicCounters others;  // senders that are not peers
   LogLimiter rejected_log;
   LogLimiter stranger_log;
+  LogLimiter denied_log;   // queries we answered DENIED
+  LogLimiter refused_log;  // peers' DENIED replies to ours
   LogLimiter send_log;
+
+  std::atomic<bool> nofetch{false};  // refuse_fetches(): draining
 
   mutable std::mutex mutex;
   std::unordered_map<std::uint32_t, WaiterPtr> pending;
@@ -276,12 +284,20 @@ void IcpAgent::Core::answer(const IcpMessage& query, const udp::endpoint& from,
                             std::vector<std::uint8_t>& reply_buffer) {
   IcpAtomicCounters& c = counts(peer);
   bump(c.queries_received);
-  const IcpOpcode opcode = !peer               ? IcpOpcode::denied
-                           : lookup(query.url) ? IcpOpcode::hit
-                                               : IcpOpcode::miss;
+  // RFC 2186 ICP_OP_MISS_NOFETCH: do not send us the request; Squid answers it when
+  // it would not fetch the miss (store rebuilding, hit-only mode). Draining, we would
+  // not even serve a hit: a HIT would send the peer to a closed listener.
+  const IcpOpcode opcode = !peer                                     ? IcpOpcode::denied
+                           : nofetch.load(std::memory_order_relaxed) ? IcpOpcode::miss_nofetch
+                           : lookup(query.url)                       ? IcpOpcode::hit
+                                                                     : IcpOpcode::miss;
   if (!peer) {
-    log_limited(stranger_log, LogLevel::debug,
-                "icp: denied a query from non-peer " + describe(from));
+    // Warned: a Squid that lists this node stops asking it once over 95% of 100+
+    // replies are DENIED, so a sender missing from peers[] is worth an operator's look.
+    log_limited(denied_log, LogLevel::warn,
+                "icp: denied a query from " + describe(from) +
+                    ", not a configured peer (peers[].host and icp_port, or "
+                    "icp_source_address)");
   }
   const IcpMessage reply{
       .opcode = opcode, .request_number = query.request_number, .url = query.url};
@@ -293,9 +309,9 @@ void IcpAgent::Core::answer(const IcpMessage& query, const udp::endpoint& from,
     return;
   }
   bump(c.bytes_sent, reply_buffer.size());
-  bump(opcode == IcpOpcode::hit    ? c.hits_sent
-       : opcode == IcpOpcode::miss ? c.misses_sent
-                                   : c.denied_sent);
+  bump(opcode == IcpOpcode::hit      ? c.hits_sent
+       : opcode == IcpOpcode::denied ? c.denied_sent
+                                     : c.misses_sent);
 }
 
 void IcpAgent::Core::take_reply(const IcpMessage& reply, const udp::endpoint& from,
@@ -325,8 +341,15 @@ void IcpAgent::Core::take_reply(const IcpMessage& reply, const udp::endpoint& fr
       bump(hit                                 ? c.hits_received
            : reply.opcode == IcpOpcode::denied ? c.denied_received
                                                : c.misses_received);
-      return;
     }
+  }
+  if (!url_differs) {
+    if (reply.opcode == IcpOpcode::denied) {
+      log_limited(refused_log, LogLevel::warn,
+                  "icp: " + name(from, peer) +
+                      " answered DENIED: its access rules (Squid: icp_access) refuse this node");
+    }
+    return;
   }
   bump(c.rejected);
   log_limited(rejected_log, LogLevel::warn,
@@ -353,7 +376,9 @@ std::error_code IcpAgent::Core::send(const udp::endpoint& to,
 
 std::optional<std::size_t> IcpAgent::Core::find_peer(const udp::endpoint& from) const {
   for (std::size_t i = 0; i < peers.size(); ++i) {
-    if (peers[i].endpoint == from) return i;
+    const IcpPeer& p = peers[i];
+    if (p.endpoint == from) return i;
+    if (p.source && *p.source == from.address() && p.endpoint.port() == from.port()) return i;
   }
   return std::nullopt;
 }
@@ -424,6 +449,8 @@ void IcpAgent::stop() {
   core_->stop();
   asio::post(core_->executor, [io = io_] { io->close(); });
 }
+
+void IcpAgent::refuse_fetches() { core_->nofetch.store(true, std::memory_order_relaxed); }
 
 udp::endpoint IcpAgent::local_endpoint() const {
   std::lock_guard lock(core_->mutex);

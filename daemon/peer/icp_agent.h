@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -22,6 +23,9 @@ namespace sumcache::daemon {
 struct IcpPeer {
   std::string id;
   udp::endpoint endpoint;  // where the peer's agent is bound: its queries come from here too
+  // Another address the peer's datagrams may come from, on the same port: a Squid with
+  // udp_outgoing_address sends its queries from there (docs/icp.md).
+  std::optional<asio::ip::address> source{};
 };
 
 class IcpAgent {
@@ -41,6 +45,9 @@ class IcpAgent {
   std::error_code start();
   // From any thread: pending queries complete with timed_out, later ones at once.
   void stop();
+  // From any thread, when the node drains: every peer's query is answered
+  // MISS_NOFETCH from now on, since the follow-up request would find no listener.
+  void refuse_fetches();
   udp::endpoint local_endpoint() const;
 
   // Sends ICP_QUERY for url to every peer (or those in `mask`, bit i = peers[i]) and

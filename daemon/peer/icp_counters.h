@@ -23,7 +23,7 @@ struct IcpCountersOf {
   // Their queries and our replies.
   T queries_received{};
   T hits_sent{};
-  T misses_sent{};
+  T misses_sent{};  // MISS, and MISS_NOFETCH while draining
   T denied_sent{};  // to senders that are not peers (RFC 2186's ICP_OP_DENIED)
   // Both ways.
   T bytes_sent{};

@@ -47,10 +47,15 @@ std::vector<IcpPeer> icp_peers(const std::vector<config::PeerConfig>& peers, Log
     if (ec) {
       // ICP is UDP to an address: a name would need a resolver per query.
       log.warn("peer " + p.id + ": icp needs an IP address, not " + p.host + ": never queried");
-      out.push_back({p.id, {}});
+      out.push_back({p.id, {}, std::nullopt});
       continue;
     }
-    out.push_back({p.id, asio::ip::udp::endpoint(address, p.icp_port)});
+    IcpPeer peer{p.id, asio::ip::udp::endpoint(address, p.icp_port), std::nullopt};
+    if (!p.icp_source_address.empty()) {
+      const auto source = asio::ip::make_address(p.icp_source_address, ec);  // checked at load
+      if (!ec) peer.source = source;
+    }
+    out.push_back(std::move(peer));
   }
   return out;
 }
@@ -139,6 +144,10 @@ void PeerService::stop() {
   // Pending pushes end at their deadline; do not wait for them on shutdown.
   asio::post(io_, [this] { io_.stop(); });
   thread_.join();
+}
+
+void PeerService::begin_drain() {
+  if (icp_) icp_->refuse_fetches();
 }
 
 awaitable<PeerCandidates> PeerService::candidates(std::string_view key,
@@ -442,6 +451,11 @@ awaitable<void> PeerService::probe(std::string address) {
 
 RefusalCounts PeerService::listener_refusals() const {
   return exchange_ ? exchange_->listener_refusals() : RefusalCounts{};
+}
+
+std::optional<IcpPeerCounters> PeerService::icp_totals() const {
+  if (!icp_) return std::nullopt;
+  return icp_->totals();
 }
 
 AcceptCounts PeerService::listener_accept_failures() const {

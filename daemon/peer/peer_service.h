@@ -69,6 +69,8 @@ class PeerService {
   // thread; a failure names the address and step, and nothing runs.
   bool start();
   void stop();
+  // The node drains (SIGTERM): ICP answers peers MISS_NOFETCH (docs/icp.md).
+  void begin_drain();
 
   // For a missed key: the peers whose fresh summary claims it (summary), or
   // the peer that answered HIT first (icp), best first by smoothed RTT.
@@ -91,6 +93,8 @@ class PeerService {
   void report_owner_failure(Peer& peer, std::string_view error);
   PeerStatusList status() const;
   RefusalCounts listener_refusals() const;  // summary mode's peer listener
+  // icp mode: the ICP agent's counters summed over the peers and every other sender.
+  std::optional<IcpPeerCounters> icp_totals() const;
   AcceptCounts listener_accept_failures() const;  // the same listener's failed accepts
   std::uint64_t encode_failures() const;          // own summary or invalidation messages
   // What SIGHUP may change: thresholds, interval, expiry, timeout, weights,

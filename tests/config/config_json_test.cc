@@ -41,7 +41,8 @@ constexpr const char* kCustom = R"({
               "miss_policy": "owner",
               "tls": {"enabled": true, "cert_file": "c", "key_file": "k", "ca_file": "a"}},
   "peers": [{"id": "p1", "host": "10.0.0.8", "http_port": 80, "peer_port": 4000,
-             "icp_port": 4001, "object_port": 4002, "weight": 100},
+             "icp_port": 4001, "object_port": 4002, "weight": 100,
+             "icp_source_address": "10.0.0.9"},
             {"id": "p2", "host": "p2.example", "protocol": "squid-digest"}]
 })";
 

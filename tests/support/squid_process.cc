@@ -49,6 +49,7 @@ std::string config_text(const SquidOptions& o, const std::filesystem::path& dir)
     << "digest_rebuild_period " << o.digest_period.count() << " seconds\n"
     << "digest_rewrite_period " << o.digest_period.count() << " seconds\n"
     << "shutdown_lifetime 0 seconds\n"
+    << o.access << "\n"
     << "http_access allow localhost\n"
     << "http_access deny all\n"
     << "icp_access allow localhost\n"

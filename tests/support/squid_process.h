@@ -23,6 +23,9 @@ struct SquidOptions {
   std::chrono::seconds digest_period{2};
   // Lines appended to the generated squid.conf (cache_peer, icp_access, ...).
   std::string extra;
+  // Lines placed before the generated access rules (which end in "deny all"): acl and
+  // http_access/icp_access allow lines for senders beyond localhost.
+  std::string access;
 };
 
 class SquidProcess {

@@ -160,6 +160,33 @@ TEST(MetricsText, AcceptFailuresAppearPerListenerAndReason) {
   EXPECT_EQ(samples.at("sumcache_peer_encode_failures_total"), "4");
 }
 
+// docs/icp.md, "Counters": a Squid stops asking a node that answers it DENIED, so
+// the denials this node sends (and receives) must show.
+TEST(MetricsText, IcpQueriesAndRepliesAppearByDirectionAndOpcode) {
+  StatsSnapshot s = sample_snapshot();
+  EXPECT_EQ(metrics_text(s).find("sumcache_icp_"), std::string::npos);  // not in icp mode
+  IcpPeerCounters icp;
+  icp.queries_sent = 9;
+  icp.queries_received = 7;
+  icp.hits_sent = 2;
+  icp.misses_sent = 4;
+  icp.denied_sent = 1;
+  icp.denied_received = 3;
+  icp.unanswered = 5;
+  s.icp = icp;
+  const std::string text = metrics_text(s);
+  const auto samples = metric_samples(text);
+  EXPECT_EQ(samples.at(R"(sumcache_icp_queries_total{direction="sent"})"), "9");
+  EXPECT_EQ(samples.at(R"(sumcache_icp_queries_total{direction="received"})"), "7");
+  EXPECT_EQ(samples.at(R"(sumcache_icp_replies_total{direction="sent",opcode="hit"})"), "2");
+  EXPECT_EQ(samples.at(R"(sumcache_icp_replies_total{direction="sent",opcode="miss"})"), "4");
+  EXPECT_EQ(samples.at(R"(sumcache_icp_replies_total{direction="sent",opcode="denied"})"), "1");
+  EXPECT_EQ(samples.at(R"(sumcache_icp_replies_total{direction="received",opcode="denied"})"), "3");
+  EXPECT_EQ(samples.at("sumcache_icp_unanswered_total"), "5");
+  const auto check = testing::promtool_check(text);
+  EXPECT_TRUE(check.passed) << check.output;
+}
+
 TEST(MetricsText, HistogramBucketsAreCumulativeAndEndAtTheCount) {
   const auto samples = metric_samples(metrics_text(sample_snapshot()));
   EXPECT_EQ(samples.at(R"(sumcache_request_duration_seconds_bucket{result="hit",le="0.000032"})"),

@@ -35,7 +35,8 @@ Bytes encode(const IcpMessage& m) { return *protocol::encode_icp(m); }
 // A plain socket playing a peer or a stranger by hand.
 class RawPeer {
  public:
-  RawPeer() : socket_(io_, udp::endpoint(kLoopback, 0)) {}
+  RawPeer() : RawPeer(udp::endpoint(kLoopback, 0)) {}
+  explicit RawPeer(const udp::endpoint& bind) : socket_(io_, bind) {}
   udp::endpoint endpoint() const { return socket_.local_endpoint(); }
   void send(const Bytes& datagram, const udp::endpoint& to) {
     socket_.send_to(asio::buffer(datagram), to);
@@ -195,12 +196,27 @@ TEST_F(IcpAgentTest, RepliesEchoTheRequestNumberAndUrl) {
   EXPECT_EQ(reply.url, "http://other/");
   EXPECT_EQ(reply.options, 0u);  // HIT_OBJ asked for, not given
 
+  // Squid with query_icmp on asks for the source RTT (RFC 2186 ICP_FLAG_SRC_RTT): a
+  // responder that measured none answers without the flag and with zero option data.
+  peer.send({.opcode = IcpOpcode::query,
+             .request_number = 8,
+             .options = protocol::kIcpFlagSrcRtt,
+             .option_data = 0x00010002,
+             .url = "http://cached/"},
+            at(a));
+  reply = peer.receive_message(storage);
+  EXPECT_EQ(reply.opcode, IcpOpcode::hit);
+  EXPECT_EQ(reply.request_number, 8u);
+  EXPECT_EQ(reply.options, 0u);
+  EXPECT_EQ(reply.option_data, 0u);
+
   // The agent counts a reply once it is sent: after the peer may have read it.
   EXPECT_TRUE(eventually([&] { return answering.counters()[0].misses_sent == 1; }));
+  EXPECT_TRUE(eventually([&] { return answering.counters()[0].hits_sent == 2; }));
   const auto c = answering.counters()[0];
-  EXPECT_EQ(c.queries_received, 2u);
-  EXPECT_EQ(c.hits_sent, 1u);
-  EXPECT_EQ(c.bytes_sent, storage.size() + protocol::kIcpHeaderSize + sizeof("http://cached/"));
+  EXPECT_EQ(c.queries_received, 3u);
+  EXPECT_EQ(c.bytes_sent, 2 * (protocol::kIcpHeaderSize + sizeof("http://cached/")) +
+                              protocol::kIcpHeaderSize + sizeof("http://other/"));
 }
 
 TEST_F(IcpAgentTest, ASenderThatIsNotAPeerIsDenied) {
@@ -216,6 +232,48 @@ TEST_F(IcpAgentTest, ASenderThatIsNotAPeerIsDenied) {
   EXPECT_TRUE(eventually([&] { return answering.totals().denied_sent == 1; }));
   EXPECT_EQ(answering.totals().queries_received, 1u);
   EXPECT_EQ(answering.counters()[0].queries_received, 0u);
+}
+
+// A Squid with udp_outgoing_address queries from that address, on its ICP port, and
+// replies from its udp_incoming_address (its `host`): both are the peer.
+TEST_F(IcpAgentTest, APeersQueriesFromItsSourceAddressAreAnswered) {
+  const auto a = free_udp_port(), q = free_udp_port(asio::ip::make_address("127.0.0.2"));
+  RawPeer outgoing(udp::endpoint(asio::ip::make_address("127.0.0.2"), q));
+  IcpAgent& answering = agent(a, {{"squid", at(q), asio::ip::make_address("127.0.0.2")}}, always);
+  outgoing.send({.opcode = IcpOpcode::query, .request_number = 9, .url = "http://x/"}, at(a));
+  Bytes storage;
+  const auto reply = outgoing.receive_message(storage);
+  EXPECT_EQ(reply.opcode, IcpOpcode::hit);
+  EXPECT_EQ(reply.request_number, 9u);
+  EXPECT_TRUE(eventually([&] { return answering.counters()[0].hits_sent == 1; }));
+  EXPECT_EQ(answering.counters()[0].queries_received, 1u);
+  EXPECT_EQ(answering.totals().denied_sent, 0u);
+
+  // Another port on that address is still a stranger.
+  RawPeer other(udp::endpoint(asio::ip::make_address("127.0.0.2"), 0));
+  other.send({.opcode = IcpOpcode::query, .request_number = 10, .url = "http://x/"}, at(a));
+  EXPECT_EQ(other.receive_message(storage).opcode, IcpOpcode::denied);
+}
+
+// Draining, the node's proxy listener is closed: a HIT would send the peer there.
+TEST_F(IcpAgentTest, ADrainingAgentAnswersMissNoFetchEvenForWhatItHolds) {
+  RawPeer peer;
+  const auto a = free_udp_port();
+  IcpAgent& answering = agent(a, {{"raw", peer.endpoint()}}, always);
+  answering.refuse_fetches();
+  peer.send({.opcode = IcpOpcode::query, .request_number = 3, .url = "http://held/"}, at(a));
+  Bytes storage;
+  const auto reply = peer.receive_message(storage);
+  EXPECT_EQ(reply.opcode, IcpOpcode::miss_nofetch);
+  EXPECT_EQ(reply.request_number, 3u);
+  EXPECT_EQ(reply.url, "http://held/");
+  EXPECT_TRUE(eventually([&] { return answering.counters()[0].misses_sent == 1; }));
+  EXPECT_EQ(answering.counters()[0].hits_sent, 0u);
+
+  // A stranger is still refused outright.
+  RawPeer stranger;
+  stranger.send({.opcode = IcpOpcode::query, .request_number = 4, .url = "http://held/"}, at(a));
+  EXPECT_EQ(stranger.receive_message(storage).opcode, IcpOpcode::denied);
 }
 
 TEST_F(IcpAgentTest, GarbageIsCountedAndDoesNotDisturbConcurrentQueries) {
