@@ -23,23 +23,31 @@ inline constexpr std::size_t kSquidDigestHeaderBytes = 128;
 inline constexpr unsigned kSquidDigestHashCount = 4;
 inline constexpr unsigned kSquidDigestDefaultBitsPerEntry = 5;  // Squid's digest_bits_per_entry
 inline constexpr unsigned kSquidDigestMaxUsedPercent = 65;      // above it Squid calls a digest useless
+// The largest mask Squid 5.7 can build (CacheDigest::CalcMaskSize asserts
+// capacity * bits_per_entry + 7 < INT_MAX): a bound on any receiver's limit, and
+// it keeps mask_size * 8 bit positions within 32 bits.
+inline constexpr std::uint32_t kSquidDigestMaxMaskBytes = (0x7fffffffU - 1) / 8;
 inline constexpr const char* kSquidDigestPath = "/squid-internal-periodic/store_digest";
 inline constexpr const char* kSquidDigestType = "application/cache-digest";
 
 // The header's fields as Squid lays them out (StoreDigestCBlock), host order here.
+// Squid declares them signed (short, int): a decoded header never has the top
+// bit set in capacity, count, del_count or mask_size.
 struct SquidDigestHeader {
   std::uint16_t version = kSquidDigestVersion;
   std::uint16_t required = kSquidDigestRequired;
   std::uint32_t capacity = 0;
   std::uint32_t count = 0;      // entries added
-  std::uint32_t del_count = 0;  // entries deleted (Squid rebuilds rather than deletes: 0)
+  std::uint32_t del_count = 0;  // deletions since the last rebuild (a Bloom filter cannot
+                                // clear bits: Squid only counts them, and rebuilds hourly)
   std::uint32_t mask_size = 0;  // bytes of the mask that follows the header
   std::uint8_t bits_per_entry = kSquidDigestDefaultBitsPerEntry;
   std::uint8_t hash_func_count = kSquidDigestHashCount;
   friend bool operator==(const SquidDigestHeader&, const SquidDigestHeader&) = default;
 };
 
-// Squid's CacheDigest::CalcMaskSize: ceil(capacity * bits_per_entry / 8) bytes.
+// Squid's CacheDigest::CalcMaskSize: ceil(capacity * bits_per_entry / 8) bytes
+// (computed in 64 bits: no overflow for any 32-bit capacity and 8-bit bits_per_entry).
 std::uint64_t squid_digest_mask_size(std::uint64_t capacity, unsigned bits_per_entry);
 
 // Squid's public store key for a GET of `url`: MD5 over the method's byte
@@ -64,23 +72,33 @@ std::error_code decode_squid_digest_header(std::span<const std::uint8_t> bytes,
 class SquidDigest {
  public:
   SquidDigest() = default;
-  // An empty digest sized for `capacity` (> 0) entries.
+  // An empty digest sized for `capacity` (> 0) entries; bits_per_entry in
+  // 1..255 and squid_digest_mask_size(capacity, bits_per_entry) <=
+  // kSquidDigestMaxMaskBytes (preconditions, asserted).
   explicit SquidDigest(std::uint32_t capacity,
                        unsigned bits_per_entry = kSquidDigestDefaultBitsPerEntry);
 
-  void add(const SquidStoreKey& key);  // sets the key's four bits, counts it
+  void add(const SquidStoreKey& key);  // sets the key's four bits, counts it (up to INT32_MAX)
   bool contains(const SquidStoreKey& key) const;
 
   const SquidDigestHeader& header() const { return header_; }
   std::span<const std::uint8_t> mask() const { return mask_; }
   std::uint64_t bits_set() const;
-  unsigned used_percent() const;  // Squid's usedMaskPercent, rounded as it rounds
+  // Percent of the mask's bits set, rounded to nearest (ties to even, as rint
+  // in Squid's xpercentInt): what Squid's cache manager reports as "util".
+  unsigned used_percent() const;
+  // Squid 5.7's peerDigestUseful, exactly: refused when usedMaskPercent (a
+  // double, not rounded) > 65, i.e. bits_set * 100 > 65 * mask bits.
+  bool too_many_bits_set() const;
 
-  // The header then the mask: what Squid serves at kSquidDigestPath.
+  // The header then the mask: what Squid serves at kSquidDigestPath. The
+  // header's reserved bytes (22..127) are zero, as Squid writes them.
   std::string encode() const;
 
   // The whole body: header checks as above, then exactly mask_size bytes
-  // (truncated, trailing_bytes), then the 65% rule (too_many_bits_set).
+  // (truncated, trailing_bytes), then the 65% rule (too_many_bits_set), all
+  // before the mask is copied. The reserved bytes are not checked (Squid does
+  // not; its version pair is how a newer sender would use them) nor kept.
   // `out` is replaced only on success.
   static std::error_code decode(std::span<const std::uint8_t> bytes, std::uint32_t max_mask_bytes,
                                 SquidDigest& out);
