@@ -24,7 +24,7 @@ protocol::SquidDigest build_squid_digest(std::span<const protocol::SquidStoreKey
   for (;;) {
     protocol::SquidDigest digest(static_cast<std::uint32_t>(capacity));
     for (const auto& key : keys) digest.add(key);
-    if (digest.used_percent() <= protocol::kSquidDigestMaxUsedPercent || capacity >= kMax) {
+    if (!digest.too_many_bits_set() || capacity >= kMax) {
       return digest;
     }
     capacity = std::min(capacity * 2, kMax);
