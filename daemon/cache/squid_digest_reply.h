@@ -4,6 +4,7 @@
 // digest sibling"), time passed in, unit-tested without sockets.
 
 #include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>

@@ -19,7 +19,6 @@ awaitable<unsigned> serve_squid_digest(SquidDigestService& digest, const Setting
   // Not a lookup of the cache: counted apart from hits and misses.
   record.result = reply.status == 200 || reply.status == 304 ? CacheResult::pass
                                                              : CacheResult::error;
-  record.hierarchy = {"NONE", "-"};
   const unsigned version = req.version();
   if (reply.status == 405 || reply.status == 503) {
     // send_error's body says why; the reply's fields (Allow, Retry-After) go with it.
