@@ -1,0 +1,148 @@
+// sumcache as a digest sibling of a real Squid (docs/interop.md, "sumcache as
+// a Squid digest sibling"): a Squid whose only peer is sumcached (`sibling,
+// no-query`, digests on) fetches sumcached's digest and then routes a miss
+// for an object sumcached holds to it (CD_SIBLING_HIT), while an object
+// sumcached does not hold goes DIRECT without a word to sumcached.
+//
+// Timing (Squid's src/peer_digest.cc): Squid asks for a peer's digest only
+// when a peer selection first consults it (peerDigestLookup ->
+// peerDigestNeeded), at once for the first fetch, then no more often than
+// every 5 min. So the object is stored and in sumcached's digest (polled in
+// /metrics) before Squid starts; a warm-up request through Squid triggers
+// the fetch; and Squid's cache.log (debug section 72 at level 2) says when
+// the digest is usable. Every wait polls with a deadline.
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "tests/daemon/integration/proxy_fixture.h"
+#include "tests/support/http_client.h"
+#include "tests/support/ports.h"
+#include "tests/support/squid_process.h"
+
+namespace sumcache::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Polls `probe` every 50 ms until it is true or `timeout` passes.
+template <class F>
+bool eventually(F&& probe, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!probe()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(50ms);
+  }
+  return true;
+}
+
+std::size_t count_lines_with(const std::string& log, const std::string& a, const std::string& b) {
+  std::istringstream in(log);
+  std::size_t n = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.find(a) != std::string::npos && line.find(b) != std::string::npos) ++n;
+  }
+  return n;
+}
+
+class SquidSibling : public ProxyTest {
+ protected:
+  void SetUp() override {
+    if (!SquidProcess::installed()) GTEST_FAIL() << "squid is not installed: run scripts/setup";
+    ProxyTest::SetUp();
+    ProxyOptions options;
+    options.admin_json = R"({"address": "127.0.0.1", "port": 0})";
+    options.extra_json = R"("cluster": {"squid_digest": {"rebuild_interval_ms": 1000}},)";
+    ASSERT_TRUE(start_proxy(options));
+  }
+
+  std::string sumcache_access_log() const {
+    std::ifstream in(work_.path() / "access.log");
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+
+  // Squid with sumcached as its only peer: a sibling it never queries by ICP
+  // (no-query) but by digest (the default), and no netdb exchange.
+  std::string start_squid() {
+    SquidOptions options;
+    options.http_port = free_port();
+    options.extra = "cache_peer 127.0.0.1 sibling " + std::to_string(port_) +
+                    " 0 no-query no-netdb-exchange name=sumcache\n"
+                    "debug_options ALL,1 72,2\n";
+    return squid_.start(options);
+  }
+
+  ClientResponse through_squid(const std::string& url) {
+    HttpClient client(ClientOptions{.port = squid_.http_port(), .reuse_connection = false});
+    auto r = client.send({.target = url});
+    EXPECT_TRUE(r.ok()) << url << ": " << r.error().message();
+    return r.ok() ? std::move(r).value() : ClientResponse{};
+  }
+
+  SquidProcess squid_;
+};
+
+TEST_F(SquidSibling, RoutesAMissForAnObjectSumcacheHoldsToItByItsDigest) {
+  const std::string held = "/obj/squid-sibling-held";
+  const std::string held_url = origin_url(held + "?max_age=600");
+  // sumcached holds the object...
+  const auto first = fetch(held + "?max_age=600");
+  ASSERT_EQ(first.status, 200);
+  ASSERT_EQ(origin_.log().count(held), 1u);
+  // ...and its digest (rebuilt every second) has it before Squid first asks.
+  ASSERT_EQ(metric_value("sumcache_squid_digest_entries", "1"), "1");
+
+  const std::string why = start_squid();
+  ASSERT_TRUE(why.empty()) << why;
+  // The first selection that consults the peer makes Squid fetch its digest;
+  // this request itself goes DIRECT (no digest yet).
+  const std::string warm_up = "/obj/squid-sibling-warm-up";
+  ASSERT_EQ(through_squid(origin_url(warm_up + "?max_age=600")).status, 200);
+  ASSERT_EQ(metric_value("sumcache_squid_digest_requests_total{status=\"200\"}", "1"), "1")
+      << daemon_log();
+  ASSERT_TRUE(eventually(
+      [&] {
+        const std::string log = squid_.cache_log();
+        return log.find("received valid digest from") != std::string::npos ||
+               log.find("digest from") != std::string::npos;
+      },
+      10s))
+      << squid_.cache_log();
+  ASSERT_NE(squid_.cache_log().find("received valid digest from"), std::string::npos)
+      << squid_.cache_log();
+
+  // An object sumcached does not hold: Squid goes to the origin and never asks sumcached.
+  const std::string absent = "/obj/squid-sibling-absent";
+  ASSERT_EQ(through_squid(origin_url(absent + "?max_age=600")).status, 200);
+  EXPECT_EQ(origin_.log().count(absent), 1u);
+
+  // The object sumcached holds: Squid fetches it from sumcached, not from the origin.
+  const auto hit = through_squid(held_url);
+  EXPECT_EQ(hit.status, 200);
+  EXPECT_EQ(hit.body, first.body);
+  EXPECT_EQ(origin_.log().count(held), 1u) << "the origin was asked again";
+
+  squid_.stop();  // flushes its access log
+  const std::string squid_log = squid_.access_log();
+  EXPECT_EQ(count_lines_with(squid_log, held, "CD_SIBLING_HIT/127.0.0.1"), 1u) << squid_log;
+  EXPECT_EQ(count_lines_with(squid_log, absent, "HIER_DIRECT/127.0.0.1"), 1u) << squid_log;
+  EXPECT_EQ(count_lines_with(squid_log, absent, "SIBLING"), 0u) << squid_log;
+
+  // sumcached served Squid's request from its cache; it saw none for the absent object.
+  ASSERT_TRUE(eventually([&] { return count_lines_with(sumcache_access_log(), held, "HIT") >= 1; },
+                         10s))
+      << sumcache_access_log();
+  EXPECT_EQ(count_lines_with(sumcache_access_log(), absent, ""), 0u) << sumcache_access_log();
+  EXPECT_EQ(count_lines_with(sumcache_access_log(), "/squid-internal-periodic/store_digest", ""),
+            1u)
+      << sumcache_access_log();
+}
+
+}  // namespace
+}  // namespace sumcache::testing
