@@ -193,7 +193,7 @@ json squid_digest_json(const std::optional<SquidDigestStats>& d) {
           {"served", d->served},
           {"not_modified", d->not_modified},
           {"refused", d->refused},
-          {"unavailable", d->unavailable}}};
+          {"unavailable", d->unavailable}};
 }
 
 }  // namespace

@@ -61,7 +61,9 @@ TEST_F(SquidDigestServiceTest, HoldsEveryStoredKeyAcrossShardsAndSteps) {
     const std::string key = "http://example.com/k/" + std::to_string(i);
     ASSERT_FALSE(store->insert(make_object(*store, key, "x")));
     // A second variant of the same key is one entry of the digest, as in the filter.
-    if (i % 10 == 0) ASSERT_FALSE(store->insert(make_object(*store, key, "y", "v2")));
+    if (i % 10 == 0) {
+      ASSERT_FALSE(store->insert(make_object(*store, key, "y", "v2")));
+    }
   }
   SquidDigestService service(*store, 1000ms, log_);
   service.start();
