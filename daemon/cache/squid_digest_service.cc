@@ -44,8 +44,8 @@ void SquidDigestService::run() {
       if (const auto held = overrun_log_.admit(LogLimiter::Clock::now())) {
         std::string line =
             "squid digest: a build took " +
-            std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(ended - started)
-                               .count()) +
+            std::to_string(
+                std::chrono::duration_cast<std::chrono::milliseconds>(ended - started).count()) +
             " ms, more than cluster.squid_digest.rebuild_interval_ms (" +
             std::to_string(interval_.count()) + "); the next starts an interval after it";
         if (*held > 0) line += " (" + std::to_string(*held) + " more since the last line)";
@@ -82,8 +82,8 @@ void SquidDigestService::build() {
   next->last_modified = std::chrono::floor<std::chrono::seconds>(now);
   next->next_build = now + interval_;
   const auto took = std::chrono::steady_clock::now() - started;
-  const auto us =
-      static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(took).count());
+  const auto us = static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::microseconds>(took).count());
   {
     std::lock_guard lock(mutex_);
     if (snapshot_ && snapshot_->body == next->body) next->last_modified = snapshot_->last_modified;
@@ -126,8 +126,7 @@ SquidDigestStats SquidDigestService::stats() const {
   s.not_modified = not_modified_.load(std::memory_order_relaxed);
   s.unavailable = unavailable_.load(std::memory_order_relaxed);
   s.refused = refused_.load(std::memory_order_relaxed);
-  s.last_build_seconds =
-      static_cast<double>(last_build_us_.load(std::memory_order_relaxed)) / 1e6;
+  s.last_build_seconds = static_cast<double>(last_build_us_.load(std::memory_order_relaxed)) / 1e6;
   s.build_seconds_total =
       static_cast<double>(build_us_total_.load(std::memory_order_relaxed)) / 1e6;
   if (const auto snapshot = current()) {
@@ -136,9 +135,8 @@ SquidDigestStats SquidDigestService::stats() const {
     s.bytes = snapshot->body.size();
     s.used_percent = snapshot->used_percent;
     s.last_modified = snapshot->last_modified.time_since_epoch().count();
-    s.expires = std::chrono::ceil<std::chrono::seconds>(snapshot->next_build)
-                    .time_since_epoch()
-                    .count();
+    s.expires =
+        std::chrono::ceil<std::chrono::seconds>(snapshot->next_build).time_since_epoch().count();
   }
   return s;
 }

@@ -24,19 +24,19 @@ namespace sumcache::daemon {
 
 struct SquidDigestStats {
   std::uint64_t builds = 0;
-  std::uint64_t overruns = 0;       // builds that outlasted the interval
-  std::uint64_t served = 0;         // 200s
-  std::uint64_t not_modified = 0;   // 304s to a conditional GET
-  std::uint64_t unavailable = 0;    // 503s: asked before the first build
-  std::uint64_t refused = 0;        // 405s: not GET or HEAD
-  double last_build_seconds = 0;    // how long the last build took
+  std::uint64_t overruns = 0;      // builds that outlasted the interval
+  std::uint64_t served = 0;        // 200s
+  std::uint64_t not_modified = 0;  // 304s to a conditional GET
+  std::uint64_t unavailable = 0;   // 503s: asked before the first build
+  std::uint64_t refused = 0;       // 405s: not GET or HEAD
+  double last_build_seconds = 0;   // how long the last build took
   double build_seconds_total = 0;
-  std::uint32_t entries = 0;        // keys in the served digest
+  std::uint32_t entries = 0;  // keys in the served digest
   std::uint32_t capacity = 0;
-  std::uint64_t bytes = 0;          // the served body: header and mask
-  unsigned used_percent = 0;        // of the mask's bits set
-  std::int64_t last_modified = 0;   // Unix seconds; 0 before the first build
-  std::int64_t expires = 0;         // Unix seconds of the next build
+  std::uint64_t bytes = 0;         // the served body: header and mask
+  unsigned used_percent = 0;       // of the mask's bits set
+  std::int64_t last_modified = 0;  // Unix seconds; 0 before the first build
+  std::int64_t expires = 0;        // Unix seconds of the next build
 };
 
 class SquidDigestService {

@@ -17,8 +17,8 @@ awaitable<unsigned> serve_squid_digest(SquidDigestService& digest, const Setting
       std::chrono::system_clock::now());
   digest.note_answer(reply.status);
   // Not a lookup of the cache: counted apart from hits and misses.
-  record.result = reply.status == 200 || reply.status == 304 ? CacheResult::pass
-                                                             : CacheResult::error;
+  record.result =
+      reply.status == 200 || reply.status == 304 ? CacheResult::pass : CacheResult::error;
   const unsigned version = req.version();
   if (reply.status == 405 || reply.status == 503) {
     // send_error's body says why; the reply's fields (Allow, Retry-After) go with it.

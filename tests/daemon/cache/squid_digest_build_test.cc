@@ -78,8 +78,8 @@ TEST(SquidDigestBuild, EncodesWhatSquidsReceiverAccepts) {
   const std::string body = digest.encode();
   SquidDigest decoded;
   const auto* bytes = reinterpret_cast<const std::uint8_t*>(body.data());
-  ASSERT_FALSE(SquidDigest::decode({bytes, body.size()}, protocol::kSquidDigestMaxMaskBytes,
-                                   decoded));
+  ASSERT_FALSE(
+      SquidDigest::decode({bytes, body.size()}, protocol::kSquidDigestMaxMaskBytes, decoded));
   EXPECT_EQ(decoded.header(), digest.header());
 }
 

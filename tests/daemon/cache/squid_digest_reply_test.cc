@@ -97,9 +97,8 @@ TEST(SquidDigestReply, IfModifiedSinceBeforeLastModifiedIs200) {
 TEST(SquidDigestReply, InvalidOrFutureIfModifiedSinceIsIgnored) {
   const auto s = snapshot();
   EXPECT_EQ(squid_digest_reply(&s, "GET", "yesterday", kNow).status, 200u);
-  EXPECT_EQ(squid_digest_reply(&s, "GET", format_http_date(std::chrono::sys_seconds(
-                                              1'700'000'000s + 3600s)),
-                               kNow)
+  EXPECT_EQ(squid_digest_reply(
+                &s, "GET", format_http_date(std::chrono::sys_seconds(1'700'000'000s + 3600s)), kNow)
                 .status,
             200u);
 }

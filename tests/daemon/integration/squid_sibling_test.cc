@@ -146,8 +146,8 @@ TEST_F(SquidSibling, RoutesAMissForAnObjectSumcacheHoldsToItByItsDigest) {
   EXPECT_EQ(count_lines_with(squid_log, absent, "SIBLING"), 0u) << squid_log;
 
   // sumcached served Squid's request from its cache; it saw none for the absent object.
-  ASSERT_TRUE(eventually([&] { return count_lines_with(sumcache_access_log(), held, "HIT") >= 1; },
-                         10s))
+  ASSERT_TRUE(
+      eventually([&] { return count_lines_with(sumcache_access_log(), held, "HIT") >= 1; }, 10s))
       << sumcache_access_log();
   EXPECT_EQ(count_lines_with(sumcache_access_log(), absent, ""), 0u) << sumcache_access_log();
   EXPECT_EQ(count_lines_with(sumcache_access_log(), "/squid-internal-periodic/store_digest", ""),
