@@ -19,6 +19,7 @@
 #include <sstream>
 #include <thread>
 
+#include "protocol/squid_digest.h"
 #include "tests/daemon/integration/proxy_fixture.h"
 #include "tests/support/http_client.h"
 #include "tests/support/ports.h"
@@ -153,6 +154,65 @@ TEST_F(SquidSibling, RoutesAMissForAnObjectSumcacheHoldsToItByItsDigest) {
   EXPECT_EQ(count_lines_with(sumcache_access_log(), "/squid-internal-periodic/store_digest", ""),
             1u)
       << sumcache_access_log();
+}
+
+// The digest as Squid's fetcher gets it from sumcached, without a Squid:
+// origin-form with Host (what Squid 5.7 sends) and absolute-form alike, the
+// held object's Squid key in it, If-Modified-Since answered 304, HEAD and
+// other methods; and another host's URL with the same path is proxied as usual.
+TEST_F(SquidSibling, ServesItsDigestAsSquidServesItsOwn) {
+  const std::string held = "/obj/squid-digest-held?max_age=600";
+  ASSERT_EQ(fetch(held).status, 200);
+  ASSERT_EQ(metric_value("sumcache_squid_digest_entries", "1"), "1");
+  const std::string authority = "127.0.0.1:" + std::to_string(port_);
+  const std::string path = protocol::kSquidDigestPath;
+  HttpClient client(ClientOptions{.port = port_, .reuse_connection = false});
+
+  auto got = client.send({.target = path, .headers = {{"Host", authority}}});
+  ASSERT_TRUE(got.ok()) << got.error().message();
+  EXPECT_EQ(got->status, 200u);
+  EXPECT_EQ(got->reason, "Cache Digest OK");
+  EXPECT_EQ(got->header("Content-Type"), "application/cache-digest");
+  ASSERT_TRUE(got->header("Last-Modified"));
+  ASSERT_TRUE(got->header("Expires"));
+  protocol::SquidDigest digest;
+  const auto* bytes = reinterpret_cast<const std::uint8_t*>(got->body.data());
+  ASSERT_FALSE(protocol::SquidDigest::decode({bytes, got->body.size()},
+                                             protocol::kSquidDigestMaxMaskBytes, digest));
+  EXPECT_EQ(digest.header().count, 1u);
+  EXPECT_TRUE(digest.contains(protocol::squid_store_key(origin_url(held))));
+  EXPECT_FALSE(digest.contains(protocol::squid_store_key(origin_url("/obj/not-held"))));
+
+  const auto absolute = client.send({.target = "http://" + authority + path});
+  ASSERT_TRUE(absolute.ok());
+  EXPECT_EQ(absolute->status, 200u);
+  EXPECT_EQ(absolute->body, got->body);
+
+  // Squid's fetcher revalidates its stored copy with If-Modified-Since.
+  const auto not_modified = client.send(
+      {.target = path,
+       .headers = {{"Host", authority}, {"If-Modified-Since", *got->header("Last-Modified")}}});
+  ASSERT_TRUE(not_modified.ok());
+  EXPECT_EQ(not_modified->status, 304u);
+  EXPECT_TRUE(not_modified->body.empty());
+
+  const auto head =
+      client.send({.method = "HEAD", .target = path, .headers = {{"Host", authority}}});
+  ASSERT_TRUE(head.ok());
+  EXPECT_EQ(head->status, 200u);
+  EXPECT_EQ(head->header("Content-Length"), std::to_string(got->body.size()));
+  const auto post = client.send(
+      {.method = "POST", .target = path, .headers = {{"Host", authority}}, .body = "x"});
+  ASSERT_TRUE(post.ok());
+  EXPECT_EQ(post->status, 405u);
+  EXPECT_EQ(post->header("Allow"), "GET, HEAD");
+  EXPECT_EQ(metric_value(R"(sumcache_squid_digest_requests_total{status="304"})", "1"), "1");
+  EXPECT_EQ(metric_value(R"(sumcache_squid_digest_requests_total{status="405"})", "1"), "1");
+
+  // The same path on another host (here the origin) is an ordinary proxied URL.
+  const auto other = fetch(path);
+  EXPECT_EQ(other.status, 404u);
+  EXPECT_EQ(origin_.log().count(path), 1u);
 }
 
 }  // namespace
