@@ -38,6 +38,18 @@ struct DiscoveryConfig {
   friend bool operator==(const DiscoveryConfig&, const DiscoveryConfig&) = default;
 };
 
+// cluster.squid_digest (docs/interop.md, "sumcache as a Squid digest sibling"):
+// this node's cache served as a Squid Cache Digest at Squid's URL, rebuilt
+// from the store's keys every rebuild_interval_ms, for Squid siblings.
+struct SquidDigestConfig {
+  bool enabled = true;  // Squid's digest_generation defaults to on
+  std::chrono::milliseconds rebuild_interval_ms{60000};
+  // Names the digest URL may carry besides this node's listener addresses
+  // (Squid's visible_hostname and hostname_aliases): "proxy1.example".
+  std::vector<std::string> hostnames;
+  friend bool operator==(const SquidDigestConfig&, const SquidDigestConfig&) = default;
+};
+
 struct ClusterConfig {
   Sharing sharing = Sharing::none;
   std::string secret;                 // inline, or read from secret_file by load_config_file
@@ -65,6 +77,7 @@ struct ClusterConfig {
   std::uint64_t peer_max_filter_bits = 0;  // 0: 4 x this node's m, at most 2^28
   std::vector<std::string> peer_allow;     // CIDRs; empty: the peers' addresses
   ClusterTlsConfig tls;
+  SquidDigestConfig squid_digest;
   friend bool operator==(const ClusterConfig&, const ClusterConfig&) = default;
 };
 

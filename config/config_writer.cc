@@ -103,7 +103,11 @@ Json write_cluster(const ClusterConfig& c, Secrets secrets) {
              {{"enabled", c.tls.enabled},
               {"cert_file", c.tls.cert_file.string()},
               {"key_file", c.tls.key_file.string()},
-              {"ca_file", c.tls.ca_file.string()}}}};
+              {"ca_file", c.tls.ca_file.string()}}},
+            {"squid_digest",
+             {{"enabled", c.squid_digest.enabled},
+              {"rebuild_interval_ms", c.squid_digest.rebuild_interval_ms.count()},
+              {"hostnames", c.squid_digest.hostnames}}}};
   write_secret(j, "secret", c.secret, c.secret_file, secrets);
   return j;
 }

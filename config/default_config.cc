@@ -93,7 +93,8 @@ std::string default_config_json() {
     "peer_summary_burst": 20,
     "peer_max_filter_bits": 0,
     "peer_allow": [],
-    "tls": { "enabled": false, "cert_file": "", "key_file": "", "ca_file": "" }
+    "tls": { "enabled": false, "cert_file": "", "key_file": "", "ca_file": "" },
+    "squid_digest": { "enabled": true, "rebuild_interval_ms": 60000, "hostnames": [] }
   },
   "peers": []
 }

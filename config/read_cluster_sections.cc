@@ -61,6 +61,20 @@ void read_discovery(ObjectReader& r, DiscoveryConfig& out) {
   }
 }
 
+void read_squid_digest(ObjectReader& r, SquidDigestConfig& out) {
+  r.read("enabled", out.enabled);
+  // Below a second, Last-Modified (whole seconds) could not tell two builds apart.
+  r.read("rebuild_interval_ms", out.rebuild_interval_ms, 1000, kHourMs);
+  const Json* v = r.find("hostnames");
+  if (v == nullptr) return;
+  out.hostnames.clear();
+  for_each_element(*v, r.path_of("hostnames"), [&](const Json& element, const std::string& path) {
+    const std::string& name = as_string(element, path);
+    require(path, check_host(name));
+    out.hostnames.push_back(name);
+  });
+}
+
 }  // namespace
 
 PeerConfig read_peer(const Json& value, const std::string& path) {
@@ -132,6 +146,7 @@ void read_cluster(ObjectReader& r, ClusterConfig& out) {
   }
   read_peer_allow(r, out.peer_allow);
   r.section("tls", [&](ObjectReader& tls) { read_cluster_tls(tls, out.tls); });
+  r.section("squid_digest", [&](ObjectReader& d) { read_squid_digest(d, out.squid_digest); });
   check_secret_source(r, out);
   if (!out.discovery.name.empty() && out.sharing != Sharing::summary) {
     throw ConfigError("$.cluster.discovery.name",

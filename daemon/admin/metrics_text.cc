@@ -262,6 +262,42 @@ void write_filter(W& w, const StatsSnapshot& s) {
            f.refused_removes);
 }
 
+// This node's Squid digest (docs/interop.md), when cluster.squid_digest is on.
+void write_squid_digest(W& w, const SquidDigestStats& d) {
+  auto gauge = [&w](std::string_view name, std::string_view help, double value) {
+    w.family(name, "gauge", help);
+    w.sample(name, {}, value);
+  };
+  w.single("sumcache_squid_digest_builds_total", "counter",
+           "Squid digests built from the store's keys.", d.builds);
+  w.single("sumcache_squid_digest_build_overruns_total", "counter",
+           "Digest builds that took longer than cluster.squid_digest.rebuild_interval_ms: logged.",
+           d.overruns);
+  w.single("sumcache_squid_digest_build_seconds_total", "counter",
+           "Seconds spent building Squid digests.", d.build_seconds_total);
+  gauge("sumcache_squid_digest_last_build_seconds", "How long the last digest build took.",
+        d.last_build_seconds);
+  w.family("sumcache_squid_digest_requests_total", "counter",
+           "Requests for this node's Squid digest, by answer: 200 served, 304 not modified, "
+           "405 not GET or HEAD, 503 before the first build (logged).");
+  w.sample("sumcache_squid_digest_requests_total", {{"status", "200"}}, d.served);
+  w.sample("sumcache_squid_digest_requests_total", {{"status", "304"}}, d.not_modified);
+  w.sample("sumcache_squid_digest_requests_total", {{"status", "405"}}, d.refused);
+  w.sample("sumcache_squid_digest_requests_total", {{"status", "503"}}, d.unavailable);
+  gauge("sumcache_squid_digest_entries", "Keys in the digest served now.", d.entries);
+  gauge("sumcache_squid_digest_capacity", "Entries the digest served now is sized for.",
+        d.capacity);
+  gauge("sumcache_squid_digest_bytes", "Bytes of the digest served now: header and mask.",
+        as_double(d.bytes));
+  gauge("sumcache_squid_digest_used_ratio", "Share of the digest's mask bits set.",
+        d.used_percent / 100.0);
+  gauge("sumcache_squid_digest_last_modified_seconds",
+        "Unix time the digest served now was built (its Last-Modified).",
+        static_cast<double>(d.last_modified));
+  gauge("sumcache_squid_digest_expires_seconds",
+        "Unix time of the next rebuild (the digest's Expires).", static_cast<double>(d.expires));
+}
+
 // Cluster-wide invalidation (docs/peers.md), summary mode only.
 void write_invalidations(W& w, const InvalidationStats& inv) {
   auto counter = [&w](std::string_view name, std::string_view help, std::uint64_t value) {
@@ -368,6 +404,7 @@ std::string metrics_text(const StatsSnapshot& s) {
   if (s.invalidations) write_invalidations(w, *s.invalidations);
   if (s.membership) write_membership(w, *s.membership);
   if (s.icp) write_icp(w, *s.icp);
+  if (s.squid_digest) write_squid_digest(w, *s.squid_digest);
   return w.text();
 }
 

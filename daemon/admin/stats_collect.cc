@@ -126,6 +126,9 @@ StatsSnapshot collect_stats(const AdminContext& context) {
     s.filter = store.filter_stats();
     s.filter_hash = store.hash_id();
     s.partial_invalid = context.cache->partial_invalid();
+    if (const SquidDigestService* digest = context.cache->squid_digest()) {
+      s.squid_digest = digest->stats();
+    }
   }
   if (const PeerService* peers = context.peers()) {
     s.invalidations = peers->invalidation_stats();

@@ -202,6 +202,28 @@ void add_invalidations_json(json& peers, const InvalidationStats& stats) {
   }
 }
 
+namespace {
+
+// The Squid-format view derived from the same keys (docs/interop.md); null when off.
+json squid_digest_json(const std::optional<SquidDigestStats>& d) {
+  if (!d) return nullptr;
+  return {{"builds", d->builds},
+          {"build_overruns", d->overruns},
+          {"last_build_seconds", d->last_build_seconds},
+          {"entries", d->entries},
+          {"capacity", d->capacity},
+          {"bytes", d->bytes},
+          {"used_percent", d->used_percent},
+          {"last_modified", d->last_modified},
+          {"expires", d->expires},
+          {"served", d->served},
+          {"not_modified", d->not_modified},
+          {"refused", d->refused},
+          {"unavailable", d->unavailable}};
+}
+
+}  // namespace
+
 json filter_json(const StatsSnapshot& s) {
   const FilterStats& f = s.filter;
   const FilterFigures fig = filter_figures(f);
@@ -217,7 +239,8 @@ json filter_json(const StatsSnapshot& s) {
           {"saturated_counters", f.saturated},
           {"refused_removes", f.refused_removes},
           {"pending_changes", f.pending_changes},
-          {"memory_bytes", fig.memory_bytes}};
+          {"memory_bytes", fig.memory_bytes},
+          {"squid_digest", squid_digest_json(s.squid_digest)}};
 }
 
 }  // namespace sumcache::daemon

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "daemon/cache/squid_digest_service.h"
 #include "daemon/exchange/upstream_pool.h"
 #include "daemon/net/accept_policy.h"
 #include "daemon/observe/latency_histogram.h"
@@ -93,6 +94,7 @@ struct StatsSnapshot {
   std::optional<InvalidationStats> invalidations;       // summary mode only
   std::optional<MembershipStats> membership;            // with a cluster
   std::optional<IcpPeerCounters> icp;                   // icp mode: every peer and stranger
+  std::optional<SquidDigestStats> squid_digest;         // cluster.squid_digest.enabled
 
   std::uint64_t result(CacheResult r) const { return results[static_cast<std::size_t>(r)]; }
 };

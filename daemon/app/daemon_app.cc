@@ -5,6 +5,7 @@
 
 #include "daemon/app/server.h"
 #include "daemon/cache/cache_service.h"
+#include "daemon/cache/squid_digest_service.h"
 #include "daemon/log/access_log.h"
 #include "daemon/log/logger.h"
 #include "daemon/peer/peer_service.h"
@@ -99,6 +100,13 @@ int run_daemon(config::Config config, const std::string& config_path) {
   log.info("cache store ready: " + std::to_string(loaded.objects) + " objects (" +
            std::to_string(loaded.disk_bytes) + " bytes on disk)");
   CacheService cache(**store, cache_policy(config));
+  std::unique_ptr<SquidDigestService> squid_digest;
+  if (config.cluster.squid_digest.enabled) {
+    squid_digest = std::make_unique<SquidDigestService>(
+        **store, config.cluster.squid_digest.rebuild_interval_ms, log);
+    cache.set_squid_digest(squid_digest.get());
+    squid_digest->start();
+  }
   Server server(config, config_path, log, access_log, &cache);
   std::unique_ptr<PeerService> peers;
   if (runs_cluster(config)) {

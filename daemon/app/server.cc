@@ -196,6 +196,10 @@ void Server::publish_settings() {
   settings->peer_sources = peer_sources_;
   std::error_code ec;
   settings->own_listeners.local_addresses = local_addresses(ec);
+  for (const auto& endpoint : endpoints_) {
+    settings->proxy_listeners.listeners.push_back(listener_address(endpoint));
+  }
+  settings->proxy_listeners.local_addresses = settings->own_listeners.local_addresses;
   if (ec) {
     log_.warn("cannot list the interface addresses (" + ec.message() +
               "): wildcard listeners are guarded on loopback only");

@@ -31,6 +31,7 @@ HeuristicPolicy heuristic_policy(const config::Config& config);
 struct CacheRequest;
 struct Candidate;
 class PeerService;
+class SquidDigestService;
 
 // Marks a request one node sends another for an object its summary claims
 // (value: the sender's node id). Such a request is answered from the cache
@@ -84,6 +85,9 @@ class CacheService {
   // Misses ask these peers before the origin; null: no cluster.
   void set_peers(PeerService* peers) { peers_ = peers; }
   PeerService* peers() const { return peers_; }
+  // This node's Squid digest (cluster.squid_digest); null when disabled.
+  void set_squid_digest(SquidDigestService* digest) { squid_digest_ = digest; }
+  SquidDigestService* squid_digest() const { return squid_digest_; }
   // 206s from upstream with a bad Content-Range (RFC 9110 §14.4): relayed,
   // never stored (sumcache_cache_partial_invalid_total).
   std::uint64_t partial_invalid() const { return partial_invalid_.load(std::memory_order_relaxed); }
@@ -137,6 +141,7 @@ class CacheService {
   std::atomic<std::uint64_t> partial_invalid_{0};
   LogLimiter partial_log_;  // one line a second at most for those
   PeerService* peers_ = nullptr;
+  SquidDigestService* squid_digest_ = nullptr;
 };
 
 }  // namespace sumcache::daemon

@@ -36,6 +36,9 @@ struct Settings {
   const std::string& via_for(unsigned version) const { return version == 10 ? via_10 : via; }
   AccessList deny_destinations;  // access.deny_destinations
   OwnListeners own_listeners;    // filled by the Server once its listeners are bound
+  // The proxy listeners alone (and the interface addresses): where a Squid
+  // sibling fetches this node's digest (exchange/squid_digest_target.h).
+  OwnListeners proxy_listeners;
   // Who may connect to the peer object listener: cluster.peer_allow, or the
   // peers' addresses; nullopt accepts any (a peer's name did not resolve).
   std::optional<AccessList> peer_sources;

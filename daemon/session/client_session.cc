@@ -7,12 +7,14 @@
 #include "daemon/exchange/forward_flow.h"
 #include "daemon/exchange/header_convert.h"
 #include "daemon/exchange/request_route.h"
+#include "daemon/exchange/squid_digest_target.h"
 #include "daemon/http/hop_by_hop.h"
 #include "daemon/http/message_framing.h"
 #include "daemon/net/address_bytes.h"
 #include "daemon/session/peer_gate.h"
 #include "daemon/session/proxy_purge.h"
 #include "daemon/session/read_failure.h"
+#include "daemon/session/squid_digest_serve.h"
 #include "daemon/session/tunnel.h"
 
 namespace sumcache::daemon {
@@ -150,8 +152,20 @@ awaitable<unsigned> dispatch(WorkerContext& worker, CacheService* cache, const S
                                   version);
   }
   const auto host = req[beast::http::field::host];
-  auto routed = route_request(config, req.method_string(), req.target(),
-                              host.empty() ? std::nullopt : std::optional(host));
+  const std::optional<std::string_view> host_value =
+      host.empty() ? std::nullopt : std::optional(host);
+  // Before routing: in forward mode our own address is no destination, and
+  // forward.allow_ports need not name our port.
+  if (SquidDigestService* digest = cache != nullptr ? cache->squid_digest() : nullptr;
+      digest != nullptr && peer == PeerScope::none && may_be_squid_digest_target(req.target())) {
+    const auto uri = effective_request_uri(req.target(), host_value, "http");
+    if (uri && is_own_squid_digest(*uri, settings.proxy_listeners,
+                                   config.cluster.squid_digest.hostnames)) {
+      record.url = cache_key(*uri);
+      co_return co_await serve_squid_digest(*digest, settings, client, req, record);
+    }
+  }
+  auto routed = route_request(config, req.method_string(), req.target(), host_value);
   if (auto* refusal = std::get_if<RouteRefusal>(&routed)) {
     record.result = CacheResult::error;
     co_return co_await send_error(client, settings,

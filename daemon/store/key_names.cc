@@ -26,4 +26,12 @@ std::vector<filters::Hash128> KeyNames::with_prefix(std::string_view prefix,
   return out;
 }
 
+std::vector<std::string> KeyNames::after(std::string_view after, std::size_t limit) const {
+  std::vector<std::string> out;
+  for (auto it = by_name_.upper_bound(after); it != by_name_.end() && out.size() < limit; ++it) {
+    out.push_back(it->first);
+  }
+  return out;
+}
+
 }  // namespace sumcache::daemon

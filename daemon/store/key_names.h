@@ -24,6 +24,9 @@ class KeyNames {
   void remove(const filters::Hash128& hash);
   // Hashes of every key that starts with `prefix`, at most `limit`.
   std::vector<filters::Hash128> with_prefix(std::string_view prefix, std::size_t limit) const;
+  // The keys after `after` in byte order, at most `limit`: a walk of every
+  // key in bounded steps ("" starts it; no key is empty).
+  std::vector<std::string> after(std::string_view after, std::size_t limit) const;
   std::size_t size() const { return by_hash_.size(); }
 
  private:

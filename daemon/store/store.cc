@@ -367,6 +367,14 @@ StoreStats Store::stats() const {
 FilterStats Store::filter_stats() const { return filter_.stats(); }
 filters::BloomFilter Store::filter_snapshot() const { return filter_.snapshot(); }
 
+std::vector<std::string> Store::key_names(std::size_t shard, std::string_view after,
+                                          std::size_t limit) const {
+  if (shard >= options_.shards) return {};
+  Shard& s = shards_[shard];
+  std::lock_guard lock(s.mutex);
+  return s.names.after(after, limit);
+}
+
 IndexSnapshot Store::index_snapshot() const {
   // Shard locks in index order, then the filter's: the order every path takes.
   std::vector<std::unique_lock<std::mutex>> locks;

@@ -140,6 +140,14 @@ class Store {
   Result<std::vector<filters::BitChange>> take_filter_delta() { return filter_.take_delta(); }
   std::uint64_t filter_keys_added() const { return filter_.keys_added_since_mark(); }
   IndexSnapshot index_snapshot() const;
+  // Every primary key, walked shard by shard (shard < shard_count()) in steps
+  // of at most `limit` keys after `after` ("" starts a shard): each step holds
+  // the shard's lock for one step only, so a walk of a large store never
+  // holds up lookups for long. Keys stored or removed during a walk may or
+  // may not be seen. For derived views (the Squid digest, docs/interop.md).
+  std::size_t shard_count() const { return options_.shards; }
+  std::vector<std::string> key_names(std::size_t shard, std::string_view after,
+                                     std::size_t limit) const;
 
  private:
   friend class BodyReader;

@@ -46,6 +46,10 @@ TEST(DefaultConfig, IsASingleLoopbackForwardProxy) {
   EXPECT_EQ(c.listen[0], (Endpoint{"127.0.0.1", 3128}));
   EXPECT_EQ(c.cluster.sharing, Sharing::none);
   EXPECT_EQ(c.cluster.miss_policy, MissPolicy::origin);
+  // Squid's digest_generation is on by default; a Squid fetches at most every 5 min.
+  EXPECT_TRUE(c.cluster.squid_digest.enabled);
+  EXPECT_EQ(c.cluster.squid_digest.rebuild_interval_ms, std::chrono::milliseconds(60000));
+  EXPECT_TRUE(c.cluster.squid_digest.hostnames.empty());
   EXPECT_TRUE(c.peers.empty());
   // Never an open proxy by default.
   for (const auto& cidr : c.access.allow_clients) {

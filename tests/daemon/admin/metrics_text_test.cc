@@ -141,6 +141,42 @@ TEST(MetricsText, SquidDigestFetchesAppearPerPeerAndResult) {
   EXPECT_FALSE(samples.contains(name + R"({peer="peer-a",result="ok"})"));
 }
 
+// The Squid digest's families appear only when it is enabled (docs/interop.md).
+TEST(MetricsText, SquidDigestFiguresAppearWhenEnabled) {
+  StatsSnapshot s = sample_snapshot();
+  EXPECT_EQ(metric_samples(metrics_text(s)).count("sumcache_squid_digest_builds_total"), 0u);
+  SquidDigestStats d;
+  d.builds = 3;
+  d.overruns = 1;
+  d.served = 4;
+  d.not_modified = 2;
+  d.refused = 1;
+  d.unavailable = 5;
+  d.last_build_seconds = 0.25;
+  d.build_seconds_total = 0.75;
+  d.entries = 10;
+  d.capacity = 64;
+  d.bytes = 168;
+  d.used_percent = 30;
+  d.last_modified = 1700000000;
+  d.expires = 1700000060;
+  s.squid_digest = d;
+  const auto samples = metric_samples(metrics_text(s));
+  EXPECT_EQ(samples.at("sumcache_squid_digest_builds_total"), "3");
+  EXPECT_EQ(samples.at("sumcache_squid_digest_build_overruns_total"), "1");
+  EXPECT_EQ(samples.at("sumcache_squid_digest_build_seconds_total"), "0.75");
+  EXPECT_EQ(samples.at("sumcache_squid_digest_last_build_seconds"), "0.25");
+  EXPECT_EQ(samples.at(R"(sumcache_squid_digest_requests_total{status="200"})"), "4");
+  EXPECT_EQ(samples.at(R"(sumcache_squid_digest_requests_total{status="304"})"), "2");
+  EXPECT_EQ(samples.at(R"(sumcache_squid_digest_requests_total{status="405"})"), "1");
+  EXPECT_EQ(samples.at(R"(sumcache_squid_digest_requests_total{status="503"})"), "5");
+  EXPECT_EQ(samples.at("sumcache_squid_digest_entries"), "10");
+  EXPECT_EQ(samples.at("sumcache_squid_digest_capacity"), "64");
+  EXPECT_EQ(samples.at("sumcache_squid_digest_bytes"), "168");
+  EXPECT_EQ(samples.at("sumcache_squid_digest_used_ratio"), "0.3");
+  EXPECT_EQ(samples.at("sumcache_squid_digest_expires_seconds"), "1700000060");
+}
+
 TEST(MetricsText, AcceptFailuresAppearPerListenerAndReason) {
   StatsSnapshot s = sample_snapshot();
   s.proxy_accept_failures = {7, 1, 0};

@@ -153,6 +153,23 @@ TEST(StatsJson, FilterCarriesEveryContractFieldAndItsEstimates) {
   EXPECT_EQ(j.at("memory_bytes"), 500);
 }
 
+// /filter's squid_digest: null when disabled, every figure when on (docs/admin.md).
+TEST(StatsJson, FilterCarriesTheSquidDigestWhenEnabled) {
+  StatsSnapshot s;
+  EXPECT_TRUE(filter_json(s).at("squid_digest").is_null());
+  s.squid_digest = SquidDigestStats{};
+  s.squid_digest->entries = 10;
+  s.squid_digest->not_modified = 2;
+  const Json d = filter_json(s).at("squid_digest");
+  expect_numbers(d,
+                 {"builds", "build_overruns", "last_build_seconds", "entries", "capacity", "bytes",
+                  "used_percent", "last_modified", "expires", "served", "not_modified", "refused",
+                  "unavailable"},
+                 "squid_digest");
+  EXPECT_EQ(d.at("entries"), 10);
+  EXPECT_EQ(d.at("not_modified"), 2);
+}
+
 TEST(StatsJson, AFullFiltersCardinalityIsNullNotInfinity) {
   StatsSnapshot s;
   s.filter = {64, 1, 1000, 64, 0, 0, 0};
