@@ -9,6 +9,7 @@
 #include "daemon/admin/stats_json.h"
 #include "daemon/admin/token_check.h"
 #include "daemon/cache/cache_service.h"
+#include "daemon/cache/squid_digest_service.h"
 #include "daemon/peer/peer_service.h"
 #include "daemon/session/purge_answer.h"
 #include "daemon/session/purge_request.h"
@@ -172,6 +173,17 @@ AdminResponse serve(AdminContext& context, AdminEndpoint endpoint, const Setting
       return readiness(context);
     case AdminEndpoint::config:
       return json_response(200, config::to_json(settings.config, true));
+    case AdminEndpoint::squid_digest_rebuild: {
+      SquidDigestService* digest =
+          context.cache != nullptr ? context.cache->squid_digest() : nullptr;
+      if (digest == nullptr) {
+        return admin_error(404, "the Squid digest is off (cluster.squid_digest.enabled)");
+      }
+      digest->rebuild_now();
+      // 202: the build runs on the digest's own thread; /filter's
+      // squid_digest.builds and last_modified show when it is done.
+      return text_response(202, "202 Accepted: Squid digest rebuild started\n");
+    }
     case AdminEndpoint::purge:
     case AdminEndpoint::peer_add:
     case AdminEndpoint::peer_remove:

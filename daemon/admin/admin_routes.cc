@@ -15,7 +15,7 @@ struct PathEntry {
 };
 
 using E = AdminEndpoint;
-constexpr std::array<PathEntry, 9> kPaths = {{
+constexpr std::array<PathEntry, 10> kPaths = {{
     {"/", E::dashboard, true, {}, E::dashboard, "GET, HEAD"},
     {"/stats", E::stats, true, {}, E::stats, "GET, HEAD"},
     {"/metrics", E::metrics, true, {}, E::metrics, "GET, HEAD"},
@@ -25,6 +25,7 @@ constexpr std::array<PathEntry, 9> kPaths = {{
     {"/readyz", E::readyz, true, {}, E::readyz, "GET, HEAD"},
     {"/config", E::config, true, {}, E::config, "GET, HEAD"},
     {"/purge", E::purge, false, "POST", E::purge, "POST"},
+    {"/squid-digest", E::squid_digest_rebuild, false, "POST", E::squid_digest_rebuild, "POST"},
 }};
 
 constexpr std::string_view kPeerPrefix = "/peers/";

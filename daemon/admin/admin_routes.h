@@ -1,8 +1,8 @@
 #pragma once
 // Which admin endpoint a request line names, and what the method rules say:
 // a pure decision, so the 404/405 rules are tested without sockets. Reads
-// take GET and HEAD; the state-changing ones, POST /purge, POST /peers and
-// DELETE /peers/ID (docs/admin.md), need the bearer token.
+// take GET and HEAD; the state-changing ones, POST /purge, POST /peers,
+// DELETE /peers/ID and POST /squid-digest (docs/admin.md), need the bearer token.
 
 #include <string_view>
 
@@ -18,8 +18,9 @@ enum class AdminEndpoint {
   readyz,
   config,
   purge,
-  peer_add,     // POST /peers
-  peer_remove,  // DELETE /peers/ID
+  peer_add,              // POST /peers
+  peer_remove,           // DELETE /peers/ID
+  squid_digest_rebuild,  // POST /squid-digest
 };
 
 struct AdminRoute {

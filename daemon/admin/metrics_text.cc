@@ -270,6 +270,8 @@ void write_squid_digest(W& w, const SquidDigestStats& d) {
   };
   w.single("sumcache_squid_digest_builds_total", "counter",
            "Squid digests built from the store's keys.", d.builds);
+  w.single("sumcache_squid_digest_rebuilds_requested_total", "counter",
+           "Rebuilds asked for on the admin endpoint (POST /squid-digest).", d.requested);
   w.single("sumcache_squid_digest_build_overruns_total", "counter",
            "Digest builds that took longer than cluster.squid_digest.rebuild_interval_ms: logged.",
            d.overruns);

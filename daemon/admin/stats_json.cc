@@ -209,6 +209,7 @@ json squid_digest_json(const std::optional<SquidDigestStats>& d) {
   if (!d) return nullptr;
   return {{"builds", d->builds},
           {"build_overruns", d->overruns},
+          {"rebuilds_requested", d->requested},
           {"last_build_seconds", d->last_build_seconds},
           {"entries", d->entries},
           {"capacity", d->capacity},

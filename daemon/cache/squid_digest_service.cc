@@ -26,6 +26,15 @@ void SquidDigestService::stop() {
   if (thread_.joinable()) thread_.join();
 }
 
+void SquidDigestService::rebuild_now() {
+  requested_.fetch_add(1, std::memory_order_relaxed);
+  {
+    std::lock_guard lock(mutex_);
+    rebuild_ = true;
+  }
+  wake_.notify_all();
+}
+
 std::shared_ptr<const SquidDigestSnapshot> SquidDigestService::current() const {
   std::lock_guard lock(mutex_);
   return snapshot_;
@@ -34,6 +43,7 @@ std::shared_ptr<const SquidDigestSnapshot> SquidDigestService::current() const {
 void SquidDigestService::run() {
   std::unique_lock lock(mutex_);
   while (!stop_) {
+    rebuild_ = false;
     lock.unlock();
     const auto started = std::chrono::steady_clock::now();
     build();
@@ -53,7 +63,7 @@ void SquidDigestService::run() {
       }
     }
     lock.lock();
-    wake_.wait_until(lock, next.next, [this] { return stop_; });
+    wake_.wait_until(lock, next.next, [this] { return stop_ || rebuild_; });
   }
 }
 
@@ -121,6 +131,7 @@ void SquidDigestService::note_answer(unsigned status) {
 SquidDigestStats SquidDigestService::stats() const {
   SquidDigestStats s;
   s.builds = builds_.load(std::memory_order_relaxed);
+  s.requested = requested_.load(std::memory_order_relaxed);
   s.overruns = overruns_.load(std::memory_order_relaxed);
   s.served = served_.load(std::memory_order_relaxed);
   s.not_modified = not_modified_.load(std::memory_order_relaxed);

@@ -1,7 +1,8 @@
 #pragma once
 // This node's cache served as a Squid Cache Digest (docs/interop.md, "sumcache
 // as a Squid digest sibling"): a thread of its own rebuilds it from the
-// store's keys every cluster.squid_digest.rebuild_interval_ms, walking the
+// store's keys every cluster.squid_digest.rebuild_interval_ms, and at once
+// when the admin asks (POST /squid-digest, rebuild_now), walking the
 // store in bounded steps, so no proxy worker ever builds or waits for one.
 // Workers take the current snapshot (a shared_ptr copy) and count what they
 // served. The store's counting filter stays the source of truth: this view
@@ -24,6 +25,7 @@ namespace sumcache::daemon {
 
 struct SquidDigestStats {
   std::uint64_t builds = 0;
+  std::uint64_t requested = 0;     // rebuilds asked for by rebuild_now (the admin)
   std::uint64_t overruns = 0;      // builds that outlasted the interval
   std::uint64_t served = 0;        // 200s
   std::uint64_t not_modified = 0;  // 304s to a conditional GET
@@ -51,6 +53,10 @@ class SquidDigestService {
 
   void start();  // the first build at once, then every interval
   void stop();
+  // The next build starts now instead of at the end of the interval, and the
+  // interval restarts after it. Returns at once: stats().builds tells when.
+  // Requests while one is pending are one rebuild.
+  void rebuild_now();
 
   std::shared_ptr<const SquidDigestSnapshot> current() const;
   // What a worker answered: 200, 304, 405 or 503 (logged once a second at
@@ -65,11 +71,13 @@ class SquidDigestService {
   Store& store_;
   const std::chrono::milliseconds interval_;
   Logger& log_;
-  mutable std::mutex mutex_;  // snapshot_, stop_
+  mutable std::mutex mutex_;  // snapshot_, stop_, rebuild_
   std::condition_variable wake_;
   bool stop_ = false;
+  bool rebuild_ = false;
   std::shared_ptr<const SquidDigestSnapshot> snapshot_;
   std::atomic<std::uint64_t> builds_{0};
+  std::atomic<std::uint64_t> requested_{0};
   std::atomic<std::uint64_t> overruns_{0};
   std::atomic<std::uint64_t> served_{0};
   std::atomic<std::uint64_t> not_modified_{0};

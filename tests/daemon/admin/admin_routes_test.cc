@@ -33,6 +33,19 @@ TEST(AdminRoutes, PurgeTakesPostOnlyAndNeedsTheToken) {
   }
 }
 
+// docs/admin.md: POST /squid-digest rebuilds this node's Squid digest now.
+TEST(AdminRoutes, SquidDigestRebuildTakesPostOnlyAndNeedsTheToken) {
+  const auto r = route_admin("POST", "/squid-digest");
+  EXPECT_EQ(r.status, 200U);
+  EXPECT_EQ(r.endpoint, AdminEndpoint::squid_digest_rebuild);
+  EXPECT_TRUE(r.changes_state);
+  for (const char* method : {"GET", "HEAD", "PUT", "DELETE"}) {
+    const auto wrong = route_admin(method, "/squid-digest");
+    EXPECT_EQ(wrong.status, 405U) << method;
+    EXPECT_EQ(wrong.allow, "POST");
+  }
+}
+
 TEST(AdminRoutes, PeersTakePostToAddAndDeleteToRemoveWithTheToken) {
   const auto add = route_admin("POST", "/peers");
   EXPECT_EQ(add.status, 200U);

@@ -147,6 +147,7 @@ TEST(MetricsText, SquidDigestFiguresAppearWhenEnabled) {
   EXPECT_EQ(metric_samples(metrics_text(s)).count("sumcache_squid_digest_builds_total"), 0u);
   SquidDigestStats d;
   d.builds = 3;
+  d.requested = 2;
   d.overruns = 1;
   d.served = 4;
   d.not_modified = 2;
@@ -163,6 +164,7 @@ TEST(MetricsText, SquidDigestFiguresAppearWhenEnabled) {
   s.squid_digest = d;
   const auto samples = metric_samples(metrics_text(s));
   EXPECT_EQ(samples.at("sumcache_squid_digest_builds_total"), "3");
+  EXPECT_EQ(samples.at("sumcache_squid_digest_rebuilds_requested_total"), "2");
   EXPECT_EQ(samples.at("sumcache_squid_digest_build_overruns_total"), "1");
   EXPECT_EQ(samples.at("sumcache_squid_digest_build_seconds_total"), "0.75");
   EXPECT_EQ(samples.at("sumcache_squid_digest_last_build_seconds"), "0.25");

@@ -110,6 +110,23 @@ TEST_F(SquidDigestServiceTest, FollowsTheStoreOnItsInterval) {
   service.stop();
 }
 
+// On demand (the admin's POST /squid-digest): a key stored after the first
+// build is in the digest long before the hour-long interval ends.
+TEST_F(SquidDigestServiceTest, RebuildsAtOnceWhenAsked) {
+  auto store = open_store(memory_options());
+  ASSERT_TRUE(store);
+  SquidDigestService service(*store, std::chrono::hours(1), log_);
+  service.start();
+  ASSERT_TRUE(wait_for_builds(service, 1));
+  ASSERT_FALSE(store->insert(make_object(*store, "http://example.com/late", "x")));
+  EXPECT_FALSE(decode(*service.current()).contains(squid_key_of("http://example.com/late")));
+  service.rebuild_now();
+  ASSERT_TRUE(wait_for_builds(service, 2));
+  EXPECT_TRUE(decode(*service.current()).contains(squid_key_of("http://example.com/late")));
+  EXPECT_EQ(service.stats().requested, 1u);
+  service.stop();
+}
+
 // Degraded path: asked before the first build -> 503, counted, logged once
 // per second with the count held back.
 TEST_F(SquidDigestServiceTest, AnswersAreCountedAndUnavailableIsLogged) {

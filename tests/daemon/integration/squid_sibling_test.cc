@@ -215,5 +215,38 @@ TEST_F(SquidSibling, ServesItsDigestAsSquidServesItsOwn) {
   EXPECT_EQ(origin_.log().count(path), 1u);
 }
 
+// On demand: with an hour between builds, the admin's POST /squid-digest
+// (with the admin token) makes a newly stored object show in the digest now.
+class SquidDigestOnDemand : public ProxyTest {
+ protected:
+  static constexpr const char* kToken = "squid-digest-admin-token-0123456789";
+  void SetUp() override {
+    ProxyTest::SetUp();
+    ProxyOptions options;
+    options.admin_json =
+        std::string(R"({"address": "127.0.0.1", "port": 0, "token": ")") + kToken + R"("})";
+    options.extra_json = R"("cluster": {"squid_digest": {"rebuild_interval_ms": 3600000}},)";
+    ASSERT_TRUE(start_proxy(options));
+  }
+  ClientResponse post_rebuild(HeaderList headers) {
+    HttpClient client({.host = "127.0.0.1", .port = admin_port(), .reuse_connection = false});
+    auto r = client.send({.method = "POST", .target = "/squid-digest", .headers = headers});
+    EXPECT_TRUE(r.ok()) << r.error().message();
+    return r.ok() ? std::move(r).value() : ClientResponse{};
+  }
+};
+
+TEST_F(SquidDigestOnDemand, AnAdminRebuildTakesInAnObjectStoredAfterTheLastBuild) {
+  ASSERT_EQ(metric_value("sumcache_squid_digest_builds_total", "1"), "1");
+  ASSERT_EQ(fetch("/obj/on-demand?max_age=600").status, 200);
+  ASSERT_EQ(x_cache(fetch("/obj/on-demand?max_age=600")), "HIT");  // stored
+  EXPECT_EQ(metric_value("sumcache_squid_digest_entries", "0"), "0");
+  EXPECT_EQ(post_rebuild({}).status, 401u);  // a state change needs the token
+  const auto accepted = post_rebuild({{"Authorization", std::string("Bearer ") + kToken}});
+  EXPECT_EQ(accepted.status, 202u) << accepted.body;
+  EXPECT_EQ(metric_value("sumcache_squid_digest_entries", "1"), "1");
+  EXPECT_EQ(metric_value("sumcache_squid_digest_rebuilds_requested_total", "1"), "1");
+}
+
 }  // namespace
 }  // namespace sumcache::testing
