@@ -46,8 +46,11 @@ SquidDigestFetch body_failed(error_code ec, SquidDigestFetch out) {
 awaitable<SquidDigestFetch> exchange(beast::tcp_stream& stream, const SquidDigestRequest& request) {
   SquidDigestFetch out;
   const std::string url = squid_digest_url(request.host, request.port);
-  // Absolute-form, as Squid forwards it to a peer (RFC 9112 §3.2.2).
-  http::request<http::empty_body> req{http::verb::get, url, 11};
+  // Origin-form with Host, as Squid 5.7 sends it to a peer: a Squid serves an
+  // origin-form /squid-internal-* request itself, whatever the Host, while an
+  // absolute URI naming it by address is forwarded (to itself, or, once it has
+  // siblings, to one of them and back: a forwarding loop).
+  http::request<http::empty_body> req{http::verb::get, protocol::kSquidDigestPath, 11};
   req.set(http::field::host, url.substr(7, url.find('/', 7) - 7));
   req.insert(http::field::accept, protocol::kSquidDigestType);
   req.insert(http::field::accept, "text/html");

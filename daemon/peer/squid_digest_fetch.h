@@ -1,9 +1,9 @@
 #pragma once
 // One fetch of a Squid peer's Cache Digest (docs/interop.md, "Squid as a peer
 // of sumcache"), as Squid itself asks a peer for it (peer_digest.cc,
-// peerDigestRequest): GET of the absolute URI
-// http://HOST:PORT/squid-internal-periodic/store_digest with
-// Accept: application/cache-digest and Accept: text/html, conditional on the
+// peerDigestRequest): GET /squid-internal-periodic/store_digest in origin
+// form with Host: HOST:PORT, Accept: application/cache-digest and
+// Accept: text/html, conditional on the
 // Last-Modified of the digest held (RFC 9110 §13.1.3). The body is read in
 // two steps: its 128-byte header first, decoded and checked against the size
 // limit, then exactly the mask it announces, allocated only then; a

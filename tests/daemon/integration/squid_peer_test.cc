@@ -234,6 +234,14 @@ TEST(SquidPeer, AMissTheSquidsDigestClaimsIsAPeerHitAndOtherMissesGoToTheOrigin)
   // The node's request for the held object, answered from the Squid's store.
   EXPECT_NE(squid_log.find("HIT/200"), std::string::npos) << squid_log;
   EXPECT_NE(squid_log.find("/squid-internal-periodic/store_digest"), std::string::npos);
+  // The Squid served its digest itself: never forwarded (an absolute URI naming
+  // it by address was, to itself, and with siblings of its own in a loop).
+  std::istringstream lines(squid_log);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("store_digest") == std::string::npos) continue;
+    EXPECT_EQ(line.find("HIER_DIRECT"), std::string::npos) << line;
+    EXPECT_EQ(line.find("SIBLING"), std::string::npos) << line;
+  }
 }
 
 // ------------------------------------------------ a raw server as a damaged Squid
@@ -378,12 +386,11 @@ TEST(SquidPeer, DamagedDigestsAreRefusedAndTheDigestHeldBeforeStaysInUse) {
   ASSERT_TRUE(eventually([&] { return node.digest_fetches("ok") >= 1; }))
       << node.squid_peer().dump(2) << "\n"
       << node.log();
-  // The fetch is Squid's own: the absolute URI, Accept: application/cache-digest.
+  // The fetch is Squid's own: origin-form with Host, Accept: application/cache-digest.
   const std::string first = squid.heads().front();
-  EXPECT_EQ(first.rfind("GET http://127.0.0.1:" + std::to_string(squid.port()) +
-                            protocol::kSquidDigestPath + " HTTP/1.1\r\n",
-                        0),
-            0U)
+  EXPECT_EQ(first.rfind(std::string("GET ") + protocol::kSquidDigestPath + " HTTP/1.1\r\n", 0), 0U)
+      << first;
+  EXPECT_NE(first.find("Host: 127.0.0.1:" + std::to_string(squid.port())), std::string::npos)
       << first;
   EXPECT_NE(first.find("Accept: application/cache-digest"), std::string::npos) << first;
   // Later fetches are conditional on the digest held, and a 304 keeps it.
