@@ -1,27 +1,9 @@
 #include "protocol/icp_message.h"
 
+#include "protocol/big_endian.h"  // RFC 2186 fields are in network byte order
+
 namespace sumcache::protocol {
 namespace {
-
-// RFC 2186 fields are in network byte order (big-endian).
-void put_be16(std::uint8_t* out, std::uint16_t value) {
-  out[0] = static_cast<std::uint8_t>(value >> 8);
-  out[1] = static_cast<std::uint8_t>(value);
-}
-
-void put_be32(std::uint8_t* out, std::uint32_t value) {
-  for (int i = 0; i < 4; ++i) out[i] = static_cast<std::uint8_t>(value >> (24 - 8 * i));
-}
-
-std::uint16_t get_be16(const std::uint8_t* in) {
-  return static_cast<std::uint16_t>((in[0] << 8) | in[1]);
-}
-
-std::uint32_t get_be32(const std::uint8_t* in) {
-  std::uint32_t value = 0;
-  for (int i = 0; i < 4; ++i) value = (value << 8) | in[i];
-  return value;
-}
 
 bool is_known(std::uint8_t opcode) {
   switch (static_cast<IcpOpcode>(opcode)) {

@@ -10,6 +10,8 @@
 #include <memory>
 #include <utility>
 
+#include "protocol/big_endian.h"
+
 namespace sumcache::protocol {
 namespace {
 
@@ -26,25 +28,6 @@ constexpr std::size_t kHashFuncCountAt = 21;
 
 constexpr std::uint32_t kInt32Max = 0x7fffffffU;
 constexpr std::uint16_t kInt16Max = 0x7fff;
-
-std::uint16_t get_be16(const std::uint8_t* in) {
-  return static_cast<std::uint16_t>((in[0] << 8) | in[1]);
-}
-
-std::uint32_t get_be32(const std::uint8_t* in) {
-  std::uint32_t value = 0;
-  for (int i = 0; i < 4; ++i) value = (value << 8) | in[i];
-  return value;
-}
-
-void put_be16(char* out, std::uint16_t value) {
-  out[0] = static_cast<char>(value >> 8);
-  out[1] = static_cast<char>(value);
-}
-
-void put_be32(char* out, std::uint32_t value) {
-  for (int i = 0; i < 4; ++i) out[i] = static_cast<char>(value >> (24 - 8 * i));
-}
 
 // Squid reads the version pair as C shorts: one with the top bit set is negative.
 int as_short(std::uint16_t value) {
