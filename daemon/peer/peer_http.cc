@@ -5,6 +5,8 @@
 
 #include <boost/beast/ssl.hpp>
 
+#include "daemon/net/connect_by_name.h"
+
 namespace sumcache::daemon {
 
 namespace {
@@ -43,21 +45,11 @@ awaitable<std::tuple<error_code, PeerHttpReply>> peer_http_exchange(
     asio::any_io_executor executor, PeerHttpRequest request, std::chrono::milliseconds timeout,
     asio::ssl::context* tls) {
   PeerHttpReply reply;
-  tcp::resolver resolver(executor);
   beast::tcp_stream stream(executor);
   const auto deadline = std::chrono::steady_clock::now() + timeout;
-  // The resolver has no deadline of its own: a timer cancels it.
-  asio::steady_timer timer(executor, deadline);
-  timer.async_wait([&resolver](error_code ec) {
-    if (!ec) resolver.cancel();
-  });
-  auto [rec, endpoints] =
-      co_await resolver.async_resolve(request.host, std::to_string(request.port), use_nothrow);
-  timer.cancel();
-  if (rec) co_return std::tuple{rec, reply};
-  stream.expires_at(deadline);
-  auto [cec, ep] = co_await stream.async_connect(endpoints, use_nothrow);
-  if (cec) co_return std::tuple{cec, reply};
+  const ConnectOutcome connected =
+      co_await connect_by_name(stream, request.host, request.port, deadline);
+  if (connected.ec) co_return std::tuple{connected.ec, reply};
   error_code ec;
   if (tls == nullptr) {
     ec = co_await exchange_on(stream, request, reply);

@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "daemon/net/connect_by_name.h"
+
 namespace sumcache::daemon {
 
 namespace {
@@ -135,21 +137,13 @@ std::string squid_digest_url(const std::string& host, std::uint16_t port) {
 awaitable<SquidDigestFetch> fetch_squid_digest(asio::any_io_executor executor,
                                                SquidDigestRequest request,
                                                std::chrono::milliseconds timeout) {
-  tcp::resolver resolver(executor);
   beast::tcp_stream stream(executor);
   const auto deadline = std::chrono::steady_clock::now() + timeout;
-  // The resolver has no deadline of its own: a timer cancels it.
-  asio::steady_timer timer(executor, deadline);
-  timer.async_wait([&resolver](error_code ec) {
-    if (!ec) resolver.cancel();
-  });
-  auto [rec, endpoints] =
-      co_await resolver.async_resolve(request.host, std::to_string(request.port), use_nothrow);
-  timer.cancel();
-  if (rec) co_return failed(DigestFetchResult::error, "resolve: " + rec.message());
-  stream.expires_at(deadline);
-  if (auto [cec, ep] = co_await stream.async_connect(endpoints, use_nothrow); cec) {
-    co_return failed(DigestFetchResult::error, "connect: " + cec.message());
+  const ConnectOutcome connected =
+      co_await connect_by_name(stream, request.host, request.port, deadline);
+  if (connected.ec) {
+    co_return failed(DigestFetchResult::error,
+                     std::string(connected.step) + ": " + connected.ec.message());
   }
   SquidDigestFetch out = co_await exchange(stream, request);
   error_code ignored;
