@@ -1,7 +1,8 @@
 // The body of POST /purge (daemon/session/purge_request.h). Input: the Content-Type
-// value, a newline, then the body. Properties: a purge names the key it would find,
-// so the key is a fixed point of the URL normalization (parsing it again gives it
-// back), and form_decode never grows its input.
+// value, a newline, then the body. Properties: a URL or prefix purge names the key
+// it would find, so the key is a fixed point of the URL normalization (parsing it
+// again gives it back); a tag purge's key is the tag as given, a valid tag; and
+// form_decode never grows its input.
 
 #include <cstddef>
 #include <cstdint>
@@ -25,6 +26,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto target = parse_purge_body(content_type, body, why);
   if (!target) {
     SUMCACHE_FUZZ_CHECK(!why.empty());
+  } else if (target->kind == PurgeKind::tag) {
+    SUMCACHE_FUZZ_CHECK(valid_purge_tag(target->cache_key));
+    SUMCACHE_FUZZ_CHECK(target->cache_key == target->url);
   } else {
     const auto uri = parse_absolute_uri(target->cache_key);
     SUMCACHE_FUZZ_CHECK(uri.ok());
