@@ -10,6 +10,7 @@
 #include <memory>
 #include <utility>
 
+#include "filters/summary_directory.h"
 #include "protocol/big_endian.h"
 
 namespace sumcache::protocol {
@@ -80,12 +81,9 @@ SquidStoreKey squid_store_key(std::string_view url) {
 std::array<std::uint32_t, 4> squid_digest_positions(const SquidStoreKey& key,
                                                     std::uint32_t mask_bits) {
   assert(mask_bits > 0);
-  // cacheDigestHashKey: htonl() of each 32-bit word as memcpy'd from the key,
-  // i.e. the key's bytes read big-endian, whatever the host's byte order.
-  std::array<std::uint32_t, 4> positions{};
-  for (std::size_t i = 0; i < positions.size(); ++i)
-    positions[i] = get_be32(key.data() + 4 * i) % mask_bits;
-  return positions;
+  // One rule for the codec and the directory that probes held digests
+  // (cacheDigestHashKey: each 32-bit word of the key read big-endian).
+  return filters::squid_probe_positions(key, mask_bits);
 }
 
 std::error_code decode_squid_digest_header(std::span<const std::uint8_t> bytes,
