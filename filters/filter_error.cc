@@ -35,6 +35,10 @@ class FilterCategory final : public std::error_category {
       case FilterErrc::invalid_slot: return "directory slot out of range";
       case FilterErrc::no_summary: return "directory slot holds no summary";
       case FilterErrc::position_out_of_range: return "bit position beyond the summary's size";
+      case FilterErrc::bucket_overflow: return "every candidate bucket is full";
+      case FilterErrc::rank_out_of_range: return "rank beyond the fingerprint set's size";
+      case FilterErrc::not_ascending: return "fingerprints or ranks out of ascending order";
+      case FilterErrc::invalid_sets: return "set count or set index out of range";
     }
     return "unknown filters error";
   }

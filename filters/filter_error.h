@@ -29,6 +29,10 @@ enum class FilterErrc {
   invalid_slot,          // a summary directory slot at or above SummaryDirectory::kMaxPeers
   no_summary,            // a delta for a directory slot that holds no summary
   position_out_of_range, // a bit position at or above the summary's m
+  bucket_overflow,       // d-left filter: every candidate bucket of the key is full
+  rank_out_of_range,     // a fingerprint delta removes a rank the set does not have
+  not_ascending,         // fingerprints or ranks that must ascend do not
+  invalid_sets,          // spatial filter: set count or a set index out of range
 };
 
 const std::error_category& filter_category() noexcept;

@@ -22,6 +22,8 @@ struct DecodeLimits {
   std::size_t max_message_bytes = 64u << 20;
   // A delta of more changes costs more than a full summary of any realistic filter.
   std::uint64_t max_changes = 1ULL << 24;
+  // Fingerprints in a fingerprint_full (a slot of the receiver's directory holds no more).
+  std::uint64_t max_fingerprints = 1ULL << 26;
 };
 
 // The secret a node signs with; nullopt: unknown node.

@@ -14,6 +14,7 @@
 
 #include "filters/bit_change.h"
 #include "filters/bloom_filter.h"
+#include "filters/fingerprint_table.h"
 #include "filters/result.h"
 #include "protocol/summary_message.h"
 
@@ -27,6 +28,19 @@ Result<std::string> encode_full(const SummaryInfo& info, const filters::BloomFil
 Result<std::string> encode_delta(const SummaryInfo& info, std::uint64_t base_sequence,
                                  std::span<const filters::BitChange> changes,
                                  std::string_view secret);
+
+// A fingerprint set (filters/fingerprint_table.h): `sorted` ascending, repeats
+// kept, each below info.params.m (the universe), info.params.k = 1, and
+// info.entries = sorted.size().
+Result<std::string> encode_fingerprint_full(const SummaryInfo& info,
+                                            std::span<const std::uint64_t> sorted,
+                                            std::string_view secret);
+// delta.removed_ranks ascending, distinct and below the base set's size
+// (info.entries + removed - added); delta.added ascending and below the
+// universe; base_sequence < info.sequence.
+Result<std::string> encode_fingerprint_delta(const SummaryInfo& info, std::uint64_t base_sequence,
+                                             const filters::FingerprintDelta& delta,
+                                             std::string_view secret);
 
 // invalid_summary unless the node id is valid (node_id.h) and m, k are valid.
 std::error_code check_summary(const SummaryInfo& info);

@@ -7,6 +7,7 @@
 #include <system_error>
 
 #include "filters/bloom_filter.h"
+#include "filters/result.h"
 #include "protocol/summary_message.h"
 
 namespace sumcache::protocol {
@@ -22,6 +23,16 @@ class PeerSummary {
   // changed back is in no delta from it, yet differs in the state held. On
   // any error nothing changes.
   std::error_code apply(const SummaryMessage& message);
+
+  // Fingerprint kinds: the set itself lives in a filters::FingerprintDirectory,
+  // so the state here is the info alone. admit() says what apply() would do,
+  // changing nothing: true: apply the message to the directory, then
+  // commit() it; false: an old replay, ignore it; or the error apply() would
+  // return, by the same rules (a fingerprint delta on a Bloom state, or the
+  // reverse, is params_mismatch).
+  Result<bool> admit(const SummaryMessage& message) const;
+  void commit(const SummaryMessage& message);  // requires admit(message) == true
+  bool holds_fingerprints() const;
 
   bool has_state() const { return bits_.has_value(); }
   std::uint64_t epoch() const { return info_.epoch; }

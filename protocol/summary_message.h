@@ -10,6 +10,7 @@
 #include "filters/bit_change.h"
 #include "filters/bloom_filter.h"
 #include "filters/filter_params.h"
+#include "filters/fingerprint_table.h"
 #include "filters/hashing.h"
 #include "protocol/wire_ids.h"
 
@@ -32,6 +33,10 @@ struct SummaryMessage {
   std::uint64_t base_sequence = 0;           // delta: the state it applies on
   std::optional<filters::BloomFilter> bits;  // full
   std::vector<filters::BitChange> changes;   // delta, strictly ascending positions < m
+  // Fingerprint kinds (params.m is the universe, params.k is 1):
+  // fingerprint_full: `added` is the set, ascending, repeats kept, each < m;
+  // fingerprint_delta: ranks removed from the base set, fingerprints added.
+  filters::FingerprintDelta fingerprints;
   std::size_t wire_bytes = 0;                // decode: size of the message read
 };
 

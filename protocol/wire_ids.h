@@ -9,7 +9,11 @@ namespace sumcache::protocol {
 inline constexpr std::uint16_t kVersion = 1;     // what this code writes
 inline constexpr std::uint16_t kMinVersion = 1;  // oldest it reads
 
-enum class MessageKind : std::uint8_t { full = 1, delta = 2 };
+// full and delta carry a Bloom filter's bits; the fingerprint kinds carry a
+// fingerprint set (filters/fingerprint.h): the whole set, or the ranks removed
+// from the set the receiver holds and the fingerprints added. 3 and 4 are the
+// invalidation kinds below.
+enum class MessageKind : std::uint8_t { full = 1, delta = 2, fingerprint_full = 5, fingerprint_delta = 6 };
 enum class Compression : std::uint8_t { raw = 0, rice_gaps = 1 };
 
 // Invalidation messages (docs/protocol.md, "Invalidation messages"), a format of
