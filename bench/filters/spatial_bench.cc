@@ -13,7 +13,8 @@
 // Keys hashed beforehand. Counters: bytes, and `wrong`, the share of 2^18
 // queries whose answer is not the true best holder (0 for an absent key),
 // computed before timing. Then the plain query against BloomFilter::contains
-// at the same m and k (n = 10^6 over 8 sets, p = 1%).
+// at the same m and k (n = 10^6 over 8 sets, p = 1%), and that filter's
+// per-set formulas beside its measured rates (BM_formulas).
 // Run: build/release/bench/filters/spatial_bench; table in docs/filters_spatial.md.
 #include <benchmark/benchmark.h>
 
@@ -22,6 +23,7 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -224,7 +226,7 @@ void plain_loop(benchmark::State& state, bool present, Lookup lookup) {
   benchmark::DoNotOptimize(sum);
 }
 
-void BM_query_spatial(benchmark::State& state, bool present) {
+const SpatialBloomFilter& plain_spatial() {
   static const SpatialBloomFilter filter = [] {
     SpatialBloomFilter f = checked(SpatialBloomFilter::for_capacity(kPlainKeys, 0.01, kPlainSets));
     for (std::uint64_t i = 0; i < kPlainKeys; ++i) {
@@ -233,6 +235,11 @@ void BM_query_spatial(benchmark::State& state, bool present) {
     }
     return f;
   }();
+  return filter;
+}
+
+void BM_query_spatial(benchmark::State& state, bool present) {
+  const SpatialBloomFilter& filter = plain_spatial();
   plain_loop(state, present, [&](const Hash128& h) { return filter.query(h); });
   state.counters["bytes"] = static_cast<double>(filter.memory_bytes());
 }
@@ -246,6 +253,27 @@ void BM_query_bloom(benchmark::State& state, bool present) {
   plain_loop(state, present, [&](const Hash128& h) { return filter.contains(h) ? 1u : 0u; });
   state.counters["bytes"] = static_cast<double>(filter.memory_bytes());
 }
+
+// Not a timing: the per-set formulas beside what the same filter measures
+// (2^20 absent keys; emersion from the cells), as counters of one iteration.
+void BM_formulas(benchmark::State& state) {
+  const SpatialBloomFilter& filter = plain_spatial();
+  constexpr std::uint64_t kAbsent = std::uint64_t{1} << 20;
+  std::vector<std::uint64_t> reported(kPlainSets + 1, 0);
+  for (auto _ : state) {
+    for (std::uint64_t q = 0; q < kAbsent; ++q) {
+      ++reported[filter.query(Hasher{}(testing::url_key(kAbsentBase + q)))];
+    }
+  }
+  for (std::uint32_t set = 1; set <= kPlainSets; ++set) {
+    const std::string i = std::to_string(set);
+    state.counters["fpr" + i] = static_cast<double>(reported[set]) / static_cast<double>(kAbsent);
+    state.counters["fpr" + i + "_formula"] = filter.expected_fpr(set);
+    state.counters["emersion" + i] = filter.emersion(set).value_or(-1);
+    state.counters["emersion" + i + "_formula"] = filter.expected_emersion(set);
+  }
+}
+BENCHMARK(BM_formulas)->Iterations(1);
 
 BENCHMARK_CAPTURE(BM_query_spatial, absent, false);
 BENCHMARK_CAPTURE(BM_query_spatial, present, true);
