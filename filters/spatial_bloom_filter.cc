@@ -30,28 +30,30 @@ double at_least(const BloomParams& params, std::span<const std::uint64_t> member
   return 1 - miss_all(params.m, params.k * members_from(members, set));
 }
 
-bool in_range(std::span<const std::uint64_t> members, std::uint32_t set) {
-  return set >= 1 && set <= members.size();
+// Whether the formulas apply: valid m and k (validate()), and a set in range.
+bool in_range(const BloomParams& params, std::span<const std::uint64_t> members,
+              std::uint32_t set) {
+  return !validate(params) && set >= 1 && set <= members.size();
 }
 
 }  // namespace
 
 double sbf_expected_cells(const BloomParams& params, std::span<const std::uint64_t> members,
                           std::uint32_t set) {
-  if (!in_range(members, set)) return 0;
+  if (!in_range(params, members, set)) return 0;
   const double written = 1 - miss_all(params.m, params.k * static_cast<double>(members[set - 1]));
   return static_cast<double>(params.m) * written * sbf_expected_emersion(params, members, set);
 }
 
 double sbf_expected_emersion(const BloomParams& params, std::span<const std::uint64_t> members,
                              std::uint32_t set) {
-  if (!in_range(members, set)) return 0;
+  if (!in_range(params, members, set)) return 0;
   return miss_all(params.m, params.k * members_from(members, set + 1));
 }
 
 double sbf_expected_fpr(const BloomParams& params, std::span<const std::uint64_t> members,
                         std::uint32_t set) {
-  if (!in_range(members, set)) return 0;
+  if (!in_range(params, members, set)) return 0;
   const double k = params.k;
   return std::pow(at_least(params, members, set), k) -
          std::pow(at_least(params, members, set + 1), k);
@@ -59,7 +61,7 @@ double sbf_expected_fpr(const BloomParams& params, std::span<const std::uint64_t
 
 double sbf_expected_isep(const BloomParams& params, std::span<const std::uint64_t> members,
                          std::uint32_t set) {
-  if (!in_range(members, set)) return 0;
+  if (!in_range(params, members, set)) return 0;
   return std::pow(at_least(params, members, set + 1), params.k);
 }
 

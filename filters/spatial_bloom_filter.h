@@ -26,7 +26,8 @@
 namespace sumcache::filters {
 
 // The a priori formulas of the paper, from m, k and the members of each set
-// (members[i - 1] elements in set i). `set` lies in [1, members.size()].
+// (members[i - 1] elements in set i); 0 unless `set` lies in [1, members.size()]
+// and validate(params) passes.
 // With q = 1 - 1/m and N(>i) the members of the sets above i:
 // Cells expected to hold i: m (1 - q^(k n_i)) q^(k N(>i)).
 double sbf_expected_cells(const BloomParams& params, std::span<const std::uint64_t> members,

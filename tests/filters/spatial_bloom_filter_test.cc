@@ -202,6 +202,9 @@ TEST(SpatialBloomFilter, FormulasOnAHandComputedCase) {
   EXPECT_EQ(sbf_expected_cells(params, members, 3), 0.0);
   EXPECT_EQ(sbf_expected_emersion(params, members, 0), 0.0);
   EXPECT_EQ(sbf_expected_isep(params, members, 3), 0.0);
+  // So do invalid params.
+  EXPECT_EQ(sbf_expected_fpr({0, 2}, members, 1), 0.0);
+  EXPECT_EQ(sbf_expected_emersion({10, 0}, members, 1), 0.0);
 }
 
 // The per-set rates add up to the plain Bloom filter's rate, and the
