@@ -1,0 +1,307 @@
+#include "filters/dleft_counting_filter.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+#include "filters/filter_error.h"
+#include "filters/filter_params.h"
+
+namespace sumcache::filters {
+namespace {
+
+std::uint64_t low_bits(std::uint32_t width) {
+  return width >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << width) - 1;
+}
+
+// MurmurHash3's 64-bit finalizer: every input bit reaches every output bit.
+std::uint64_t fmix64(std::uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  x ^= x >> 33;
+  return x;
+}
+
+// One salt per subtable, so that each subtable shifts a remainder's buckets
+// by its own amount (multiples of the golden ratio: no two alike, none zero).
+constexpr std::uint64_t subtable_salt(std::uint32_t i) {
+  return (std::uint64_t{i} + 1) * 0x9E3779B97F4A7C15ULL;
+}
+
+}  // namespace
+
+std::error_code validate(const DleftParams& params) {
+  if (params.subtables < 1 || params.subtables > kMaxSubtables) return FilterErrc::invalid_hashes;
+  if (params.buckets < 1 || params.cells_per_bucket < 1 ||
+      params.cells_per_bucket > kMaxCellsPerBucket || params.remainder_bits < 1 ||
+      params.remainder_bits > kMaxRemainderBits || params.counter_bits < 1 ||
+      params.counter_bits > kMaxCounterBits) {
+    return FilterErrc::invalid_bits;
+  }
+  if (params.buckets > kMaxBuckets) return FilterErrc::size_overflow;
+  // At most 8 * 2^32 * 64 * 40 < 2^47: the product cannot wrap.
+  const std::uint64_t bits = std::uint64_t{params.subtables} * params.buckets *
+                             params.cells_per_bucket *
+                             (params.remainder_bits + params.counter_bits);
+  if (bits > kMaxBits) return FilterErrc::size_overflow;
+  return {};
+}
+
+double dleft_expected_fpr(const DleftParams& params, std::uint64_t n) {
+  const double universe = static_cast<double>(params.buckets) *
+                          std::ldexp(1.0, static_cast<int>(params.remainder_bits));
+  return -std::expm1(static_cast<double>(n) * std::log1p(-1.0 / universe));
+}
+
+Result<DleftParams> dleft_params(std::uint64_t n, double p) {
+  if (n == 0) return make_error_code(FilterErrc::invalid_entries);
+  if (!(p > 0.0 && p < 1.0)) return make_error_code(FilterErrc::invalid_fpr);  // NaN fails too
+  DleftParams params;
+  const std::uint64_t keys_per_bucket_row = std::uint64_t{params.subtables} * kDleftLoadPerBucket;
+  params.buckets = n / keys_per_bucket_row + (n % keys_per_bucket_row != 0 ? 1 : 0);
+  if (params.buckets > kMaxBuckets) return make_error_code(FilterErrc::size_overflow);
+  for (std::uint32_t r = 1; r <= kMaxRemainderBits; ++r) {
+    params.remainder_bits = r;
+    if (dleft_expected_fpr(params, n) <= p) {
+      if (auto ec = validate(params)) return ec;
+      return params;
+    }
+  }
+  return make_error_code(FilterErrc::invalid_fpr);  // below what 32-bit remainders reach
+}
+
+DleftCountingFilter::DleftCountingFilter(DleftParams params, Hasher hasher)
+    : params_(params),
+      hasher_(hasher),
+      cell_bits_(params.remainder_bits + params.counter_bits),
+      group_cells_(std::min(params.cells_per_bucket, 64 / cell_bits_)),
+      groups_((params.cells_per_bucket + group_cells_ - 1) / group_cells_),
+      bucket_bits_(std::uint64_t{params.cells_per_bucket} * cell_bits_),
+      counter_mask_(low_bits(params.counter_bits)),
+      max_count_(static_cast<std::uint32_t>(counter_mask_)) {
+  const auto lanes = [&](std::uint32_t count) {
+    Lanes l;
+    const std::uint32_t c = params_.counter_bits;
+    for (std::uint32_t j = 0; j < count; ++j) {
+      const std::uint32_t at = j * cell_bits_;
+      l.counts |= counter_mask_ << at;
+      l.one |= std::uint64_t{1} << at;
+      l.above_count |= std::uint64_t{1} << (at + c);
+      l.tops |= std::uint64_t{1} << (at + cell_bits_ - 1);
+      l.rem_low |= low_bits(params_.remainder_bits - 1) << (at + c);
+    }
+    l.cells = low_bits(count * cell_bits_);
+    l.count = count;
+    return l;
+  };
+  full_ = lanes(group_cells_);
+  last_ = lanes(params.cells_per_bucket - (groups_ - 1) * group_cells_);
+  const std::uint64_t bits = std::uint64_t{params.subtables} * params.buckets * bucket_bits_;
+  // The spare word lets read_bits() load two words wherever a cell starts.
+  words_.assign(static_cast<std::size_t>((bits + 63) / 64 + 1), 0);
+}
+
+Result<DleftCountingFilter> DleftCountingFilter::create(DleftParams params, Hasher hasher) {
+  if (auto ec = validate(params)) return ec;
+  return DleftCountingFilter(params, hasher);
+}
+
+Result<DleftCountingFilter> DleftCountingFilter::for_capacity(std::uint64_t n, double p,
+                                                              Hasher hasher) {
+  auto params = dleft_params(n, p);
+  if (!params) return params.error();
+  return create(*params, hasher);
+}
+
+std::uint64_t DleftCountingFilter::read_bits(std::uint64_t bit, std::uint32_t width) const {
+  const std::uint64_t* const w = words_.data() + (bit >> 6);
+  const unsigned off = static_cast<unsigned>(bit & 63);
+  // Shifting by 1 then 63 - off is 0 when off == 0, where a shift by 64 is undefined.
+  const std::uint64_t v = (w[0] >> off) | ((w[1] << 1) << (63 - off));
+  return v & low_bits(width);
+}
+
+void DleftCountingFilter::write_bits(std::uint64_t bit, std::uint32_t width, std::uint64_t value) {
+  std::uint64_t* const w = words_.data() + (bit >> 6);
+  const unsigned off = static_cast<unsigned>(bit & 63);
+  const std::uint64_t mask = low_bits(width);
+  w[0] = (w[0] & ~(mask << off)) | (value << off);
+  if (off + width > 64) {
+    const unsigned spill = 64 - off;
+    w[1] = (w[1] & ~(mask >> spill)) | (value >> spill);
+  }
+}
+
+// Subtable i's permutation of the true fingerprint (q, remainder): the bucket
+// is q shifted by an amount that depends on the remainder alone, and the
+// remainder is kept. Given (bucket, remainder) the shift is known, hence q:
+// each subtable maps fingerprints to (bucket, remainder) one to one, so a cell
+// can only ever match keys of its own fingerprint (docs/filters_dleft.md).
+std::uint64_t DleftCountingFilter::bucket_index(std::uint64_t q, std::uint64_t remainder,
+                                                std::uint32_t i) const {
+  const std::uint64_t b = q + reduce(fmix64(remainder + subtable_salt(i)), params_.buckets);
+  return b >= params_.buckets ? b - params_.buckets : b;
+}
+
+DleftCountingFilter::Probe DleftCountingFilter::probe(const Hash128& h, bool prefetch) const {
+  Probe p;
+  const std::uint64_t q = reduce(h.h1, params_.buckets);
+  p.remainder = h.h2 >> (64 - params_.remainder_bits);
+  for (std::uint32_t i = 0; i < params_.subtables; ++i) {
+    const std::uint64_t bucket =
+        std::uint64_t{i} * params_.buckets + bucket_index(q, p.remainder, i);
+    p.bucket_bits[i] = bucket * bucket_bits_;
+    if (prefetch) {
+      __builtin_prefetch(words_.data() + (p.bucket_bits[i] >> 6));
+      __builtin_prefetch(words_.data() + ((p.bucket_bits[i] + bucket_bits_ - 1) >> 6));
+    }
+  }
+  return p;
+}
+
+// For one group x of cells (counter in the low bits of each, remainder above):
+// - nonzero: (x & counts) + counts carries into bit c of a cell exactly when
+//   its counter is nonzero, and no further (it is at most 2^(c+1) - 2);
+// - equal: y = the remainder bits of x ^ pattern; adding all ones to the low
+//   r - 1 of them carries into the cell's top bit exactly when they are not
+//   all zero, so the top bit of ((y & low) + low) | y is clear exactly when
+//   the remainder matches. Nothing carries out of a cell (Warren, Hacker's
+//   Delight, 6-1 "find the first 0-byte", for any field width).
+DleftCountingFilter::GroupBits DleftCountingFilter::group_bits(std::uint64_t bucket_bit,
+                                                               std::uint32_t group,
+                                                               std::uint64_t cell_pattern) const {
+  const Lanes& l = lanes_of(group);
+  const std::uint64_t x = read_bits(bucket_bit + std::uint64_t{group} * group_cells_ * cell_bits_,
+                                    l.count * cell_bits_);
+  GroupBits bits;
+  bits.nonzero = ((x & l.counts) + l.counts) & l.above_count;
+  const std::uint64_t y = (x ^ (cell_pattern * l.one)) & ~l.counts & l.cells;
+  const std::uint64_t differs = ((y & l.rem_low) + l.rem_low) | y;
+  bits.match = ~differs & l.tops & (bits.nonzero << (cell_bits_ - 1 - params_.counter_bits));
+  bits.empty = ~bits.nonzero & l.above_count;
+  return bits;
+}
+
+DleftCountingFilter::Scan DleftCountingFilter::scan(std::uint64_t bucket_bit,
+                                                    std::uint64_t remainder) const {
+  Scan s;
+  const auto cell_of = [&](std::uint32_t group, std::uint64_t lane_bits) {
+    return static_cast<std::int32_t>(group * group_cells_ +
+                                     static_cast<std::uint32_t>(std::countr_zero(lane_bits)) /
+                                         cell_bits_);
+  };
+  for (std::uint32_t g = 0; g < groups_; ++g) {
+    const GroupBits bits = group_bits(bucket_bit, g, remainder << params_.counter_bits);
+    s.load += static_cast<std::uint32_t>(std::popcount(bits.nonzero));
+    if (bits.match != 0 && s.match < 0) s.match = cell_of(g, bits.match);
+    if (bits.empty != 0 && s.empty < 0) s.empty = cell_of(g, bits.empty);
+  }
+  return s;
+}
+
+bool DleftCountingFilter::holds(std::uint64_t bucket_bit, std::uint64_t remainder) const {
+  std::uint64_t found = 0;
+  for (std::uint32_t g = 0; g < groups_; ++g) {
+    found |= group_bits(bucket_bit, g, remainder << params_.counter_bits).match;
+  }
+  return found != 0;
+}
+
+std::error_code DleftCountingFilter::add(const Hash128& h) {
+  const Probe p = probe(h, true);
+  std::uint32_t best = 0;
+  Scan best_scan;
+  best_scan.load = params_.cells_per_bucket + 1;
+  for (std::uint32_t i = 0; i < params_.subtables; ++i) {
+    const Scan s = scan(p.bucket_bits[i], p.remainder);
+    if (s.match >= 0) {
+      // At most one cell per fingerprint among its candidates: count it there.
+      const std::uint64_t bit = p.bucket_bits[i] + static_cast<std::uint64_t>(s.match) * cell_bits_;
+      const std::uint64_t cell = read_bits(bit, cell_bits_);
+      const std::uint64_t count = cell & counter_mask_;
+      if (count == max_count_) return {};  // saturated: it has lost count already
+      write_bits(bit, cell_bits_, cell + 1);
+      ++size_;
+      if (count + 1 == max_count_) ++saturated_;
+      return {};
+    }
+    if (s.load < best_scan.load) {  // strictly less: the leftmost wins ties
+      best = i;
+      best_scan = s;
+    }
+  }
+  if (best_scan.empty < 0) {
+    ++refused_adds_;
+    return FilterErrc::bucket_overflow;
+  }
+  const std::uint64_t bit =
+      p.bucket_bits[best] + static_cast<std::uint64_t>(best_scan.empty) * cell_bits_;
+  write_bits(bit, cell_bits_, (p.remainder << params_.counter_bits) | 1);
+  ++size_;
+  ++occupied_;
+  if (max_count_ == 1) ++saturated_;
+  return {};
+}
+
+std::error_code DleftCountingFilter::remove(const Hash128& h) {
+  const Probe p = probe(h, true);
+  for (std::uint32_t i = 0; i < params_.subtables; ++i) {
+    const Scan s = scan(p.bucket_bits[i], p.remainder);
+    if (s.match < 0) continue;
+    const std::uint64_t bit = p.bucket_bits[i] + static_cast<std::uint64_t>(s.match) * cell_bits_;
+    const std::uint64_t cell = read_bits(bit, cell_bits_);
+    const std::uint64_t count = cell & counter_mask_;
+    // A saturated counter no longer knows how many keys share its cell:
+    // counting it down could empty the cell while keys remain, a false negative.
+    if (count == max_count_) return {};
+    write_bits(bit, cell_bits_, count == 1 ? 0 : cell - 1);
+    --size_;
+    if (count == 1) --occupied_;
+    return {};
+  }
+  ++refused_removes_;
+  return FilterErrc::remove_underflow;
+}
+
+bool DleftCountingFilter::contains(const Hash128& h) const {
+  const Probe p = probe(h, true);
+  for (std::uint32_t i = 0; i < params_.subtables; ++i) {
+    if (holds(p.bucket_bits[i], p.remainder)) return true;
+  }
+  return false;
+}
+
+std::uint32_t DleftCountingFilter::count(const Hash128& h) const {
+  const Probe p = probe(h, false);
+  for (std::uint32_t i = 0; i < params_.subtables; ++i) {
+    const Scan s = scan(p.bucket_bits[i], p.remainder);
+    if (s.match < 0) continue;
+    const std::uint64_t bit = p.bucket_bits[i] + static_cast<std::uint64_t>(s.match) * cell_bits_;
+    return static_cast<std::uint32_t>(read_bits(bit, cell_bits_) & counter_mask_);
+  }
+  return 0;
+}
+
+std::uint64_t DleftCountingFilter::fingerprint(const Hash128& h) const {
+  return (reduce(h.h1, params_.buckets) << params_.remainder_bits) |
+         (h.h2 >> (64 - params_.remainder_bits));
+}
+
+std::uint64_t DleftCountingFilter::bucket_of(const Hash128& h, std::uint32_t subtable) const {
+  return bucket_index(reduce(h.h1, params_.buckets), h.h2 >> (64 - params_.remainder_bits),
+                      subtable);
+}
+
+std::uint32_t DleftCountingFilter::bucket_load(std::uint32_t subtable, std::uint64_t bucket) const {
+  return scan((std::uint64_t{subtable} * params_.buckets + bucket) * bucket_bits_, 0).load;
+}
+
+double DleftCountingFilter::expected_fpr() const {
+  const double universe = static_cast<double>(params_.buckets) *
+                          std::ldexp(1.0, static_cast<int>(params_.remainder_bits));
+  return static_cast<double>(occupied_) / universe;
+}
+
+}  // namespace sumcache::filters
