@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstring>
 
 #include "filters/filter_error.h"
 #include "filters/filter_params.h"
@@ -12,6 +13,21 @@ namespace {
 
 std::uint64_t low_bits(std::uint32_t width) {
   return width >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << width) - 1;
+}
+
+__extension__ using U128 = unsigned __int128;
+
+U128 low_bits128(std::uint32_t width) { return width >= 128 ? ~U128{0} : (U128{1} << width) - 1; }
+
+int countr_zero128(U128 x) {
+  const auto low = static_cast<std::uint64_t>(x);
+  return low != 0 ? std::countr_zero(low)
+                  : 64 + std::countr_zero(static_cast<std::uint64_t>(x >> 64));
+}
+
+int popcount128(U128 x) {
+  return std::popcount(static_cast<std::uint64_t>(x)) +
+         std::popcount(static_cast<std::uint64_t>(x >> 64));
 }
 
 // MurmurHash3's 64-bit finalizer: every input bit reaches every output bit.
@@ -24,10 +40,17 @@ std::uint64_t fmix64(std::uint64_t x) {
   return x;
 }
 
-// One salt per subtable, so that each subtable shifts a remainder's buckets
-// by its own amount (multiples of the golden ratio: no two alike, none zero).
-constexpr std::uint64_t subtable_salt(std::uint32_t i) {
-  return (std::uint64_t{i} + 1) * 0x9E3779B97F4A7C15ULL;
+// One salt per pair of subtables (multiples of the golden ratio: no two
+// alike, none zero).
+constexpr std::uint64_t pair_salt(std::uint32_t pair) {
+  return (std::uint64_t{pair} + 1) * 0x9E3779B97F4A7C15ULL;
+}
+
+// Subtables 2j and 2j + 1 shift a remainder's buckets by the high and the low
+// half of one mix of it, each half mapped to [0, B) by multiply-shift (B <= 2^32).
+std::uint64_t shift_of(std::uint64_t mix, std::uint32_t subtable, std::uint64_t buckets) {
+  const std::uint64_t half = (subtable & 1) != 0 ? mix & 0xFFFFFFFFULL : mix >> 32;
+  return (half * buckets) >> 32;
 }
 
 }  // namespace
@@ -42,14 +65,15 @@ std::error_code validate(const DleftParams& params) {
   }
   if (params.buckets > kMaxBuckets) return FilterErrc::size_overflow;
   // At most 8 * 2^32 * 64 * 40 < 2^47: the product cannot wrap.
-  const std::uint64_t bits = std::uint64_t{params.subtables} * params.buckets *
-                             params.cells_per_bucket *
-                             (params.remainder_bits + params.counter_bits);
+  const std::uint64_t bucket_bits =
+      (std::uint64_t{params.cells_per_bucket} * (params.remainder_bits + params.counter_bits) + 7) /
+      8 * 8;
+  const std::uint64_t bits = std::uint64_t{params.subtables} * params.buckets * bucket_bits;
   if (bits > kMaxBits) return FilterErrc::size_overflow;
   return {};
 }
 
-double dleft_expected_fpr(const DleftParams& params, std::uint64_t n) {
+double expected_fpr(const DleftParams& params, std::uint64_t n) {
   const double universe = static_cast<double>(params.buckets) *
                           std::ldexp(1.0, static_cast<int>(params.remainder_bits));
   return -std::expm1(static_cast<double>(n) * std::log1p(-1.0 / universe));
@@ -64,7 +88,7 @@ Result<DleftParams> dleft_params(std::uint64_t n, double p) {
   if (params.buckets > kMaxBuckets) return make_error_code(FilterErrc::size_overflow);
   for (std::uint32_t r = 1; r <= kMaxRemainderBits; ++r) {
     params.remainder_bits = r;
-    if (dleft_expected_fpr(params, n) <= p) {
+    if (expected_fpr(params, n) <= p) {
       if (auto ec = validate(params)) return ec;
       return params;
     }
@@ -76,9 +100,14 @@ DleftCountingFilter::DleftCountingFilter(DleftParams params, Hasher hasher)
     : params_(params),
       hasher_(hasher),
       cell_bits_(params.remainder_bits + params.counter_bits),
-      group_cells_(std::min(params.cells_per_bucket, 64 / cell_bits_)),
+      // One group if the bucket fits 128 bits; else groups of at most 120
+      // bits, which a 16-byte load at any bit of a byte still holds whole.
+      group_cells_(params.cells_per_bucket * cell_bits_ <= 128 ? params.cells_per_bucket
+                                                               : 120 / cell_bits_),
       groups_((params.cells_per_bucket + group_cells_ - 1) / group_cells_),
-      bucket_bits_(std::uint64_t{params.cells_per_bucket} * cell_bits_),
+      // Whole bytes (no padding at 8 cells per bucket), so that every bucket
+      // starts on a byte and a one-group bucket is one unaligned 16-byte load.
+      bucket_bits_((std::uint64_t{params.cells_per_bucket} * cell_bits_ + 7) / 8 * 8),
       counter_mask_(low_bits(params.counter_bits)),
       max_count_(static_cast<std::uint32_t>(counter_mask_)) {
   const auto lanes = [&](std::uint32_t count) {
@@ -86,21 +115,22 @@ DleftCountingFilter::DleftCountingFilter(DleftParams params, Hasher hasher)
     const std::uint32_t c = params_.counter_bits;
     for (std::uint32_t j = 0; j < count; ++j) {
       const std::uint32_t at = j * cell_bits_;
-      l.counts |= counter_mask_ << at;
-      l.one |= std::uint64_t{1} << at;
-      l.above_count |= std::uint64_t{1} << (at + c);
-      l.tops |= std::uint64_t{1} << (at + cell_bits_ - 1);
-      l.rem_low |= low_bits(params_.remainder_bits - 1) << (at + c);
+      l.counts |= U128{counter_mask_} << at;
+      l.one |= U128{1} << at;
+      l.above_count |= U128{1} << (at + c);
+      l.tops |= U128{1} << (at + cell_bits_ - 1);
+      l.rem_low |= U128{low_bits(params_.remainder_bits - 1)} << (at + c);
     }
-    l.cells = low_bits(count * cell_bits_);
+    l.cells = low_bits128(count * cell_bits_);
+    l.remainders = l.cells & ~l.counts;
     l.count = count;
     return l;
   };
   full_ = lanes(group_cells_);
   last_ = lanes(params.cells_per_bucket - (groups_ - 1) * group_cells_);
   const std::uint64_t bits = std::uint64_t{params.subtables} * params.buckets * bucket_bits_;
-  // The spare word lets read_bits() load two words wherever a cell starts.
-  words_.assign(static_cast<std::size_t>((bits + 63) / 64 + 1), 0);
+  // The spare words let read_group() load three words wherever a group starts.
+  words_.assign(static_cast<std::size_t>((bits + 63) / 64 + 2), 0);
 }
 
 Result<DleftCountingFilter> DleftCountingFilter::create(DleftParams params, Hasher hasher) {
@@ -123,6 +153,29 @@ std::uint64_t DleftCountingFilter::read_bits(std::uint64_t bit, std::uint32_t wi
   return v & low_bits(width);
 }
 
+// The words are read as bytes: on a little-endian machine byte j of the array
+// holds bits 8j to 8j + 7, as the word layout says.
+static_assert(std::endian::native == std::endian::little);
+
+[[gnu::always_inline]] inline DleftCountingFilter::U128 DleftCountingFilter::read_bucket(
+    std::uint64_t bit) const {
+  const auto* const bytes = reinterpret_cast<const unsigned char*>(words_.data()) + (bit >> 3);
+  std::uint64_t low = 0;
+  std::uint64_t high = 0;
+  std::memcpy(&low, bytes, sizeof low);
+  std::memcpy(&high, bytes + 8, sizeof high);
+  return U128{high} << 64 | low;
+}
+
+// Group g of a bucket: its first group starts on the bucket's byte, later ones
+// within a byte of their 16-byte load.
+[[gnu::always_inline]] inline DleftCountingFilter::U128 DleftCountingFilter::read_group(
+    std::uint64_t bucket_bit, std::uint32_t group) const {
+  if (group == 0) return read_bucket(bucket_bit);
+  const std::uint64_t bit = bucket_bit + std::uint64_t{group} * group_cells_ * cell_bits_;
+  return read_bucket(bit & ~std::uint64_t{7}) >> (bit & 7);
+}
+
 void DleftCountingFilter::write_bits(std::uint64_t bit, std::uint32_t width, std::uint64_t value) {
   std::uint64_t* const w = words_.data() + (bit >> 6);
   const unsigned off = static_cast<unsigned>(bit & 63);
@@ -141,22 +194,25 @@ void DleftCountingFilter::write_bits(std::uint64_t bit, std::uint32_t width, std
 // can only ever match keys of its own fingerprint (docs/filters_dleft.md).
 std::uint64_t DleftCountingFilter::bucket_index(std::uint64_t q, std::uint64_t remainder,
                                                 std::uint32_t i) const {
-  const std::uint64_t b = q + reduce(fmix64(remainder + subtable_salt(i)), params_.buckets);
+  const std::uint64_t b = q + shift_of(fmix64(remainder + pair_salt(i / 2)), i, params_.buckets);
   return b >= params_.buckets ? b - params_.buckets : b;
 }
 
-DleftCountingFilter::Probe DleftCountingFilter::probe(const Hash128& h, bool prefetch) const {
+[[gnu::always_inline]] inline DleftCountingFilter::Probe DleftCountingFilter::probe(
+    const Hash128& h, std::uint32_t d) const {
   Probe p;
   const std::uint64_t q = reduce(h.h1, params_.buckets);
   p.remainder = h.h2 >> (64 - params_.remainder_bits);
-  for (std::uint32_t i = 0; i < params_.subtables; ++i) {
-    const std::uint64_t bucket =
-        std::uint64_t{i} * params_.buckets + bucket_index(q, p.remainder, i);
-    p.bucket_bits[i] = bucket * bucket_bits_;
-    if (prefetch) {
-      __builtin_prefetch(words_.data() + (p.bucket_bits[i] >> 6));
-      __builtin_prefetch(words_.data() + ((p.bucket_bits[i] + bucket_bits_ - 1) >> 6));
-    }
+  std::uint64_t mix = 0;
+  for (std::uint32_t i = 0; i < d; ++i) {
+    if ((i & 1) == 0) mix = fmix64(p.remainder + pair_salt(i / 2));
+    std::uint64_t b = q + shift_of(mix, i, params_.buckets);
+    b = b >= params_.buckets ? b - params_.buckets : b;
+    p.bucket_bits[i] = (std::uint64_t{i} * params_.buckets + b) * bucket_bits_;
+    // Every candidate's line is requested before any is read, so that the
+    // misses overlap.
+    __builtin_prefetch(words_.data() + (p.bucket_bits[i] >> 6));
+    __builtin_prefetch(words_.data() + ((p.bucket_bits[i] + bucket_bits_ - 1) >> 6));
   }
   return p;
 }
@@ -169,17 +225,25 @@ DleftCountingFilter::Probe DleftCountingFilter::probe(const Hash128& h, bool pre
 //   all zero, so the top bit of ((y & low) + low) | y is clear exactly when
 //   the remainder matches. Nothing carries out of a cell (Warren, Hacker's
 //   Delight, 6-1 "find the first 0-byte", for any field width).
-DleftCountingFilter::GroupBits DleftCountingFilter::group_bits(std::uint64_t bucket_bit,
-                                                               std::uint32_t group,
-                                                               std::uint64_t cell_pattern) const {
+DleftCountingFilter::Pattern DleftCountingFilter::pattern_of(std::uint64_t remainder) const {
+  const U128 cell = U128{remainder} << params_.counter_bits;
+  return {cell * full_.one, cell * last_.one};
+}
+
+[[gnu::always_inline]] inline DleftCountingFilter::U128 DleftCountingFilter::match_bits(
+    U128 x, const Lanes& l, U128 pattern, U128 nonzero) const {
+  const U128 y = (x ^ pattern) & l.remainders;
+  const U128 differs = ((y & l.rem_low) + l.rem_low) | y;
+  return ~differs & l.tops & (nonzero << (cell_bits_ - 1 - params_.counter_bits));
+}
+
+[[gnu::always_inline]] inline DleftCountingFilter::GroupBits DleftCountingFilter::group_bits(
+    std::uint64_t bucket_bit, std::uint32_t group, const Pattern& pattern) const {
   const Lanes& l = lanes_of(group);
-  const std::uint64_t x = read_bits(bucket_bit + std::uint64_t{group} * group_cells_ * cell_bits_,
-                                    l.count * cell_bits_);
+  const U128 x = read_group(bucket_bit, group) & l.cells;
   GroupBits bits;
   bits.nonzero = ((x & l.counts) + l.counts) & l.above_count;
-  const std::uint64_t y = (x ^ (cell_pattern * l.one)) & ~l.counts & l.cells;
-  const std::uint64_t differs = ((y & l.rem_low) + l.rem_low) | y;
-  bits.match = ~differs & l.tops & (bits.nonzero << (cell_bits_ - 1 - params_.counter_bits));
+  bits.match = match_bits(x, l, group + 1 == groups_ ? pattern.last : pattern.full, bits.nonzero);
   bits.empty = ~bits.nonzero & l.above_count;
   return bits;
 }
@@ -187,30 +251,22 @@ DleftCountingFilter::GroupBits DleftCountingFilter::group_bits(std::uint64_t buc
 DleftCountingFilter::Scan DleftCountingFilter::scan(std::uint64_t bucket_bit,
                                                     std::uint64_t remainder) const {
   Scan s;
-  const auto cell_of = [&](std::uint32_t group, std::uint64_t lane_bits) {
-    return static_cast<std::int32_t>(group * group_cells_ +
-                                     static_cast<std::uint32_t>(std::countr_zero(lane_bits)) /
-                                         cell_bits_);
+  const Pattern pattern = pattern_of(remainder);
+  const auto cell_of = [&](std::uint32_t group, U128 lane_bits) {
+    return static_cast<std::int32_t>(
+        group * group_cells_ + static_cast<std::uint32_t>(countr_zero128(lane_bits)) / cell_bits_);
   };
   for (std::uint32_t g = 0; g < groups_; ++g) {
-    const GroupBits bits = group_bits(bucket_bit, g, remainder << params_.counter_bits);
-    s.load += static_cast<std::uint32_t>(std::popcount(bits.nonzero));
+    const GroupBits bits = group_bits(bucket_bit, g, pattern);
+    s.load += static_cast<std::uint32_t>(popcount128(bits.nonzero));
     if (bits.match != 0 && s.match < 0) s.match = cell_of(g, bits.match);
     if (bits.empty != 0 && s.empty < 0) s.empty = cell_of(g, bits.empty);
   }
   return s;
 }
 
-bool DleftCountingFilter::holds(std::uint64_t bucket_bit, std::uint64_t remainder) const {
-  std::uint64_t found = 0;
-  for (std::uint32_t g = 0; g < groups_; ++g) {
-    found |= group_bits(bucket_bit, g, remainder << params_.counter_bits).match;
-  }
-  return found != 0;
-}
-
 std::error_code DleftCountingFilter::add(const Hash128& h) {
-  const Probe p = probe(h, true);
+  const Probe p = probe(h, params_.subtables);
   std::uint32_t best = 0;
   Scan best_scan;
   best_scan.load = params_.cells_per_bucket + 1;
@@ -246,7 +302,7 @@ std::error_code DleftCountingFilter::add(const Hash128& h) {
 }
 
 std::error_code DleftCountingFilter::remove(const Hash128& h) {
-  const Probe p = probe(h, true);
+  const Probe p = probe(h, params_.subtables);
   for (std::uint32_t i = 0; i < params_.subtables; ++i) {
     const Scan s = scan(p.bucket_bits[i], p.remainder);
     if (s.match < 0) continue;
@@ -265,16 +321,37 @@ std::error_code DleftCountingFilter::remove(const Hash128& h) {
   return FilterErrc::remove_underflow;
 }
 
-bool DleftCountingFilter::contains(const Hash128& h) const {
-  const Probe p = probe(h, true);
-  for (std::uint32_t i = 0; i < params_.subtables; ++i) {
-    if (holds(p.bucket_bits[i], p.remainder)) return true;
+// No early exit: an absent key must see all d buckets anyway, and a branch
+// per bucket would wait on its cache miss. Given d and the groups per bucket
+// as constants (the defaults: d = 4, one group up to 16-bit cells, two up to
+// 30-bit ones), the compiler interleaves the buckets' work.
+[[gnu::always_inline]] inline bool DleftCountingFilter::contains_in(const Hash128& h,
+                                                                    std::uint32_t d,
+                                                                    std::uint32_t groups) const {
+  const Probe p = probe(h, d);
+  const Pattern pattern = pattern_of(p.remainder);
+  U128 found = 0;
+  for (std::uint32_t i = 0; i < d; ++i) {
+    for (std::uint32_t g = 0; g < groups; ++g) {
+      const bool last = g + 1 == groups;
+      const Lanes& l = last ? last_ : full_;
+      // The bits past the group do not matter: every mask lies within its cells.
+      const U128 x = read_group(p.bucket_bits[i], g);
+      found |= match_bits(x, l, last ? pattern.last : pattern.full,
+                          ((x & l.counts) + l.counts) & l.above_count);
+    }
   }
-  return false;
+  return found != 0;
+}
+
+bool DleftCountingFilter::contains(const Hash128& h) const {
+  if (params_.subtables == 4 && groups_ == 1) return contains_in(h, 4, 1);
+  if (params_.subtables == 4 && groups_ == 2) return contains_in(h, 4, 2);
+  return contains_in(h, params_.subtables, groups_);
 }
 
 std::uint32_t DleftCountingFilter::count(const Hash128& h) const {
-  const Probe p = probe(h, false);
+  const Probe p = probe(h, params_.subtables);
   for (std::uint32_t i = 0; i < params_.subtables; ++i) {
     const Scan s = scan(p.bucket_bits[i], p.remainder);
     if (s.match < 0) continue;

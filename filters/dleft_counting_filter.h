@@ -46,7 +46,7 @@ Result<DleftParams> dleft_params(std::uint64_t n, double p);
 // positive exactly when its fingerprint is held: 1 - (1 - 1/U)^n after n
 // distinct keys, about d * (n / (d * B)) * 2^-r (the paper's 24 * 2^-r at d = 4
 // and 6 keys per bucket).
-double dleft_expected_fpr(const DleftParams& params, std::uint64_t n);
+double expected_fpr(const DleftParams& params, std::uint64_t n);
 
 class DleftCountingFilter {
  public:
@@ -93,16 +93,20 @@ class DleftCountingFilter {
   std::size_t memory_bytes() const { return words_.size() * sizeof(std::uint64_t); }
 
  private:
-  // A bucket is scanned in groups of cells that fit one 64-bit value, so that
-  // one subtraction-free SWAR step tests all of a group's cells at once.
+  __extension__ using U128 = unsigned __int128;  // GCC and Clang; -Wpedantic otherwise objects
+
+  // A bucket is scanned in groups of cells that fit 128 bits (the whole
+  // bucket up to 16-bit cells), so that a few SWAR steps test all of a
+  // group's cells at once.
   struct Lanes {
-    std::uint64_t cells = 0;        // all bits of the group's cells
-    std::uint64_t counts = 0;       // the counter bits of each cell
-    std::uint64_t one = 0;          // bit 0 of each cell: times a cell value, one copy per cell
-    std::uint64_t above_count = 0;  // the bit above each cell's counter
-    std::uint64_t tops = 0;         // the top bit of each cell
-    std::uint64_t rem_low = 0;      // the low r - 1 remainder bits of each cell
-    std::uint32_t count = 0;        // cells in the group
+    U128 cells = 0;           // all bits of the group's cells
+    U128 counts = 0;          // the counter bits of each cell
+    U128 remainders = 0;      // the remainder bits of each cell
+    U128 one = 0;             // bit 0 of each cell: times a cell value, one copy per cell
+    U128 above_count = 0;     // the bit above each cell's counter
+    U128 tops = 0;            // the top bit of each cell
+    U128 rem_low = 0;         // the low r - 1 remainder bits of each cell
+    std::uint32_t count = 0;  // cells in the group
   };
   struct Scan {
     std::uint32_t load = 0;
@@ -110,9 +114,14 @@ class DleftCountingFilter {
     std::int32_t empty = -1;  // the first empty cell, if any
   };
   struct GroupBits {
-    std::uint64_t nonzero = 0;  // the bit above the counter of each cell in use
-    std::uint64_t match = 0;    // the top bit of each cell in use holding the remainder
-    std::uint64_t empty = 0;    // the bit above the counter of each empty cell
+    U128 nonzero = 0;  // the bit above the counter of each cell in use
+    U128 match = 0;    // the top bit of each cell in use holding the remainder
+    U128 empty = 0;    // the bit above the counter of each empty cell
+  };
+  // A remainder as a cell holding it with counter 0, once per cell of a group.
+  struct Pattern {
+    U128 full = 0;
+    U128 last = 0;
   };
   struct Probe {
     std::uint64_t remainder = 0;
@@ -120,13 +129,18 @@ class DleftCountingFilter {
   };
 
   DleftCountingFilter(DleftParams params, Hasher hasher);
-  Probe probe(const Hash128& h, bool prefetch) const;
+  Probe probe(const Hash128& h, std::uint32_t d) const;
+  bool contains_in(const Hash128& h, std::uint32_t d, std::uint32_t groups) const;
   std::uint64_t bucket_index(std::uint64_t q, std::uint64_t remainder, std::uint32_t i) const;
-  GroupBits group_bits(std::uint64_t bucket_bit, std::uint32_t group,
-                       std::uint64_t cell_pattern) const;
+  Pattern pattern_of(std::uint64_t remainder) const;
+  // The top bit of each cell that is in use (nonzero) and holds the pattern's remainder.
+  U128 match_bits(U128 x, const Lanes& l, U128 pattern, U128 nonzero) const;
+  GroupBits group_bits(std::uint64_t bucket_bit, std::uint32_t group, const Pattern& pattern) const;
   Scan scan(std::uint64_t bucket_bit, std::uint64_t remainder) const;
-  bool holds(std::uint64_t bucket_bit, std::uint64_t remainder) const;
   std::uint64_t read_bits(std::uint64_t bit, std::uint32_t width) const;
+  U128 read_group(std::uint64_t bucket_bit, std::uint32_t group) const;
+  // 128 bits from a bucket's first bit, which lies on a byte.
+  U128 read_bucket(std::uint64_t bit) const;
   void write_bits(std::uint64_t bit, std::uint32_t width, std::uint64_t value);
   const Lanes& lanes_of(std::uint32_t group) const { return group + 1 == groups_ ? last_ : full_; }
 
@@ -135,12 +149,12 @@ class DleftCountingFilter {
   std::uint32_t cell_bits_;    // r + counter bits
   std::uint32_t group_cells_;  // cells per full group
   std::uint32_t groups_;       // groups per bucket
-  std::uint64_t bucket_bits_;  // cells_per_bucket * cell_bits_
+  std::uint64_t bucket_bits_;  // cells_per_bucket * cell_bits_, rounded up to whole bytes
   std::uint64_t counter_mask_;
   std::uint32_t max_count_;
   Lanes full_;
   Lanes last_;
-  FilterArray<std::uint64_t> words_;  // every cell, packed; one spare word at the end
+  FilterArray<std::uint64_t> words_;  // every cell, packed; two spare words at the end
   std::uint64_t size_ = 0;
   std::uint64_t occupied_ = 0;
   std::uint64_t saturated_ = 0;

@@ -35,7 +35,7 @@ DleftParams seed_params(std::uint32_t r) {
 std::vector<std::uint32_t> measurable_remainders() {
   std::vector<std::uint32_t> result;
   for (std::uint32_t r = 1; r <= kMaxRemainderBits; ++r) {
-    if (dleft_expected_fpr(seed_params(r), kInserted) * kProbed >= kMinExpectedFalsePositives) {
+    if (expected_fpr(seed_params(r), kInserted) * kProbed >= kMinExpectedFalsePositives) {
       result.push_back(r);
     }
   }
@@ -59,15 +59,15 @@ TEST(DleftFprFormula, ReproducesThePapersFigures) {
   ASSERT_EQ(params.buckets, n / 24);
   params.remainder_bits = 11;
   // 24 * 2^-11 is the first-order term of 1 - e^(-24 / 2^11) = 0.01165.
-  EXPECT_NEAR(dleft_expected_fpr(params, n), 0.01165, 0.00001);
-  EXPECT_NEAR(dleft_expected_fpr(params, n) / (24.0 / 2048), 1.0, 0.01);
+  EXPECT_NEAR(expected_fpr(params, n), 0.01165, 0.00001);
+  EXPECT_NEAR(expected_fpr(params, n) / (24.0 / 2048), 1.0, 0.01);
   const double bits_per_key = 4.0 * static_cast<double>(params.buckets) * 8 * (11 + 2) / n;
   EXPECT_NEAR(bits_per_key, 52.0 / 3, 1e-9);
   EXPECT_NEAR(expected_fpr(BloomParams{9 * n, 6}, n), 0.01327, 0.00005);
   params.remainder_bits = 14;
-  EXPECT_NEAR(dleft_expected_fpr(params, n) / (24.0 / 16384), 1.0, 0.001);
+  EXPECT_NEAR(expected_fpr(params, n) / (24.0 / 16384), 1.0, 0.001);
   // For n much smaller than U the formula is n / (B 2^r).
-  EXPECT_NEAR(dleft_expected_fpr(params, 1) * static_cast<double>(params.buckets) * 16384, 1.0,
+  EXPECT_NEAR(expected_fpr(params, 1) * static_cast<double>(params.buckets) * 16384, 1.0,
               1e-9);
 }
 
@@ -80,7 +80,7 @@ TEST(DleftFprFormula, TheFiltersEstimateFollowsItsOccupiedCells) {
   const double universe = static_cast<double>(filter.params().buckets) * 64;
   EXPECT_DOUBLE_EQ(filter.expected_fpr(), static_cast<double>(filter.occupied_cells()) / universe);
   EXPECT_LT(filter.occupied_cells(), kInserted);  // U = 266,688: fingerprints collide
-  EXPECT_NEAR(filter.expected_fpr() / dleft_expected_fpr(filter.params(), kInserted), 1.0, 0.01);
+  EXPECT_NEAR(filter.expected_fpr() / expected_fpr(filter.params(), kInserted), 1.0, 0.01);
 }
 
 class DleftFpr : public ::testing::TestWithParam<std::uint32_t> {};
@@ -88,7 +88,7 @@ class DleftFpr : public ::testing::TestWithParam<std::uint32_t> {};
 TEST_P(DleftFpr, MeasuredRateMatchesTheFormula) {
   const std::uint32_t r = GetParam();
   auto filter = DleftCountingFilter::create(seed_params(r)).value();
-  const double expected = dleft_expected_fpr(filter.params(), kInserted);
+  const double expected = expected_fpr(filter.params(), kInserted);
   const double measured = measured_fpr(filter);
   EXPECT_NEAR(measured / expected, 1.0, kRelativeTolerance)
       << "r " << r << ": measured " << measured << " expected " << expected;

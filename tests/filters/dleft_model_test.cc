@@ -245,9 +245,9 @@ INSTANTIATE_TEST_SUITE_P(
         // One subtable, 3-bit counters to 7, 5 cells of 9 bits per bucket.
         ModelConfig{
             "OneSubtable", {1, 64, 5, 6, 3}, 300, 1'200, 600'000, 0xd1e0003, true, true, true},
-        // 40-bit cells, one per 64-bit group, across word boundaries.
+        // 40-bit cells, 5 per bucket: two groups (3 + 2), across word boundaries.
         ModelConfig{
-            "WideCells", {3, 40, 3, 32, 8}, 600, 900, 600'000, 0xd1e0004, true, false, false}),
+            "WideCells", {3, 40, 5, 32, 8}, 800, 900, 600'000, 0xd1e0004, true, false, false}),
     [](const ::testing::TestParamInfo<ModelConfig>& param) { return param.param.name; });
 
 }  // namespace
