@@ -120,9 +120,9 @@ DleftCountingFilter::DleftCountingFilter(DleftParams params, Hasher hasher)
       l.above_count |= U128{1} << (at + c);
       l.tops |= U128{1} << (at + cell_bits_ - 1);
       l.rem_low |= U128{low_bits(params_.remainder_bits - 1)} << (at + c);
+      l.below_top |= U128{low_bits(cell_bits_ - 1)} << at;
     }
     l.cells = low_bits128(count * cell_bits_);
-    l.remainders = l.cells & ~l.counts;
     l.count = count;
     return l;
   };
@@ -217,24 +217,26 @@ std::uint64_t DleftCountingFilter::bucket_index(std::uint64_t q, std::uint64_t r
   return p;
 }
 
-// For one group x of cells (counter in the low bits of each, remainder above):
-// - nonzero: (x & counts) + counts carries into bit c of a cell exactly when
-//   its counter is nonzero, and no further (it is at most 2^(c+1) - 2);
-// - equal: y = the remainder bits of x ^ pattern; adding all ones to the low
-//   r - 1 of them carries into the cell's top bit exactly when they are not
-//   all zero, so the top bit of ((y & low) + low) | y is clear exactly when
-//   the remainder matches. Nothing carries out of a cell (Warren, Hacker's
-//   Delight, 6-1 "find the first 0-byte", for any field width).
+// SWAR tests on one group x of cells (counter in the low c bits of each,
+// remainder above; Warren, Hacker's Delight, 6-1 "find the first 0-byte",
+// for any field width). For a field f of a cell and `low` its bits but the
+// top one, the top bit of ((f & low) + low) | f is set exactly when f is
+// nonzero, and nothing carries out of the cell. Applied to:
+// - the counter, with the sum's carry landing just above it: the cell is in use;
+// - z = x ^ pattern, where pattern holds the remainder in every cell with
+//   counter 0: z is nonzero and its remainder bits are zero exactly when the
+//   cell is in use and holds the remainder.
 DleftCountingFilter::Pattern DleftCountingFilter::pattern_of(std::uint64_t remainder) const {
   const U128 cell = U128{remainder} << params_.counter_bits;
   return {cell * full_.one, cell * last_.one};
 }
 
 [[gnu::always_inline]] inline DleftCountingFilter::U128 DleftCountingFilter::match_bits(
-    U128 x, const Lanes& l, U128 pattern, U128 nonzero) const {
-  const U128 y = (x ^ pattern) & l.remainders;
-  const U128 differs = ((y & l.rem_low) + l.rem_low) | y;
-  return ~differs & l.tops & (nonzero << (cell_bits_ - 1 - params_.counter_bits));
+    U128 x, const Lanes& l, U128 pattern) {
+  const U128 z = x ^ pattern;
+  const U128 nonzero = ((z & l.below_top) + l.below_top) | z;
+  const U128 remainder_differs = ((z & l.rem_low) + l.rem_low) | z;
+  return nonzero & ~remainder_differs & l.tops;
 }
 
 [[gnu::always_inline]] inline DleftCountingFilter::GroupBits DleftCountingFilter::group_bits(
@@ -243,7 +245,7 @@ DleftCountingFilter::Pattern DleftCountingFilter::pattern_of(std::uint64_t remai
   const U128 x = read_group(bucket_bit, group) & l.cells;
   GroupBits bits;
   bits.nonzero = ((x & l.counts) + l.counts) & l.above_count;
-  bits.match = match_bits(x, l, group + 1 == groups_ ? pattern.last : pattern.full, bits.nonzero);
+  bits.match = match_bits(x, l, group + 1 == groups_ ? pattern.last : pattern.full);
   bits.empty = ~bits.nonzero & l.above_count;
   return bits;
 }
@@ -337,8 +339,7 @@ std::error_code DleftCountingFilter::remove(const Hash128& h) {
       const Lanes& l = last ? last_ : full_;
       // The bits past the group do not matter: every mask lies within its cells.
       const U128 x = read_group(p.bucket_bits[i], g);
-      found |= match_bits(x, l, last ? pattern.last : pattern.full,
-                          ((x & l.counts) + l.counts) & l.above_count);
+      found |= match_bits(x, l, last ? pattern.last : pattern.full);
     }
   }
   return found != 0;

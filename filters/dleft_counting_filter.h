@@ -101,11 +101,11 @@ class DleftCountingFilter {
   struct Lanes {
     U128 cells = 0;           // all bits of the group's cells
     U128 counts = 0;          // the counter bits of each cell
-    U128 remainders = 0;      // the remainder bits of each cell
     U128 one = 0;             // bit 0 of each cell: times a cell value, one copy per cell
     U128 above_count = 0;     // the bit above each cell's counter
     U128 tops = 0;            // the top bit of each cell
     U128 rem_low = 0;         // the low r - 1 remainder bits of each cell
+    U128 below_top = 0;       // all bits of each cell but the top one
     std::uint32_t count = 0;  // cells in the group
   };
   struct Scan {
@@ -125,7 +125,7 @@ class DleftCountingFilter {
   };
   struct Probe {
     std::uint64_t remainder = 0;
-    std::uint64_t bucket_bits[kMaxSubtables] = {};  // bit offset of each candidate bucket
+    std::uint64_t bucket_bits[kMaxSubtables];  // bit offset of each candidate bucket; d set
   };
 
   DleftCountingFilter(DleftParams params, Hasher hasher);
@@ -134,7 +134,7 @@ class DleftCountingFilter {
   std::uint64_t bucket_index(std::uint64_t q, std::uint64_t remainder, std::uint32_t i) const;
   Pattern pattern_of(std::uint64_t remainder) const;
   // The top bit of each cell that is in use (nonzero) and holds the pattern's remainder.
-  U128 match_bits(U128 x, const Lanes& l, U128 pattern, U128 nonzero) const;
+  static U128 match_bits(U128 x, const Lanes& l, U128 pattern);
   GroupBits group_bits(std::uint64_t bucket_bit, std::uint32_t group, const Pattern& pattern) const;
   Scan scan(std::uint64_t bucket_bit, std::uint64_t remainder) const;
   std::uint64_t read_bits(std::uint64_t bit, std::uint32_t width) const;
