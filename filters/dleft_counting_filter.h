@@ -61,7 +61,7 @@ class DleftCountingFilter {
   std::error_code add(const Hash128& h);
   // Decrements the fingerprint's cell, emptying it at zero; a saturated cell
   // stays. remove_underflow, counted in refused_removes() and changing nothing
-  // else, when no cell holds the fingerprint: the key was never added.
+  // else, when no cell holds the fingerprint: no key of it was ever added.
   std::error_code remove(std::string_view key) { return remove(hasher_(key)); }
   std::error_code remove(const Hash128& h);
   bool contains(std::string_view key) const { return contains(hasher_(key)); }
