@@ -127,7 +127,10 @@ DleftCountingFilter::DleftCountingFilter(DleftParams params, Hasher hasher)
     return l;
   };
   full_ = lanes(group_cells_);
-  last_ = lanes(params.cells_per_bucket - (groups_ - 1) * group_cells_);
+  const std::uint32_t last_cells = params.cells_per_bucket - (groups_ - 1) * group_cells_;
+  last_ = lanes(last_cells);
+  // 57 bits: what an 8-byte load holds past a shift of up to 7.
+  short_tail_ = groups_ > 1 && last_cells * cell_bits_ <= 57;
   const std::uint64_t bits = std::uint64_t{params.subtables} * params.buckets * bucket_bits_;
   // The spare words let read_group() load three words wherever a group starts.
   words_.assign(static_cast<std::size_t>((bits + 63) / 64 + 2), 0);
@@ -336,6 +339,19 @@ std::error_code DleftCountingFilter::remove(const Hash128& h) {
   for (std::uint32_t i = 0; i < d; ++i) {
     for (std::uint32_t g = 0; g < groups; ++g) {
       const bool last = g + 1 == groups;
+      if (last && g > 0 && short_tail_) {
+        // A last group of at most 57 bits: 64-bit arithmetic, half the work.
+        const std::uint64_t bit = p.bucket_bits[i] + std::uint64_t{g} * group_cells_ * cell_bits_;
+        std::uint64_t x = 0;
+        std::memcpy(&x, reinterpret_cast<const unsigned char*>(words_.data()) + (bit >> 3), 8);
+        x >>= bit & 7;
+        const auto low64 = [](U128 v) { return static_cast<std::uint64_t>(v); };
+        const std::uint64_t z = x ^ low64(pattern.last);
+        const std::uint64_t nonzero = ((z & low64(last_.below_top)) + low64(last_.below_top)) | z;
+        const std::uint64_t differs = ((z & low64(last_.rem_low)) + low64(last_.rem_low)) | z;
+        found |= nonzero & ~differs & low64(last_.tops);
+        continue;
+      }
       const Lanes& l = last ? last_ : full_;
       // The bits past the group do not matter: every mask lies within its cells.
       const U128 x = read_group(p.bucket_bits[i], g);

@@ -149,6 +149,7 @@ class DleftCountingFilter {
   std::uint32_t cell_bits_;    // r + counter bits
   std::uint32_t group_cells_;  // cells per full group
   std::uint32_t groups_;       // groups per bucket
+  bool short_tail_;            // the last of several groups fits 64-bit arithmetic
   std::uint64_t bucket_bits_;  // cells_per_bucket * cell_bits_, rounded up to whole bytes
   std::uint64_t counter_mask_;
   std::uint32_t max_count_;

@@ -285,6 +285,35 @@ TEST(DleftCountingFilter, AKeyMatchesExactlyTheKeysOfItsFingerprint) {
   EXPECT_DOUBLE_EQ(f.expected_fpr(), 1.0 / 128);
 }
 
+// contains() reads a bucket as one 128-bit group, as groups of up to 120
+// bits, and a short last group with 64-bit arithmetic: whichever the layout,
+// a key is contained exactly when a key of its fingerprint was added. About
+// 640 cells for 600 keys, so that buckets fill to their last cell.
+TEST(DleftCountingFilter, ContainsIsFingerprintMembershipInEveryGroupLayout) {
+  const DleftParams layouts[] = {
+      {4, 20, 8, 12, 2},  // 14-bit cells: one 112-bit group
+      {4, 20, 8, 14, 2},  // 16-bit cells: one 128-bit group
+      {4, 20, 8, 15, 2},  // 17-bit cells: 7 + 1, the last in 64 bits
+      {4, 20, 8, 27, 3},  // 30-bit cells: 4 + 4, both 120 bits
+      {3, 30, 7, 32, 8},  // 40-bit cells: 3 + 3 + 1
+      {3, 42, 5, 32, 8},  // 40-bit cells: 3 + 2, the last 80 bits
+      {2, 40, 8, 5, 1},   // 6-bit cells, 1-bit counters
+  };
+  for (const DleftParams& params : layouts) {
+    auto f = make(params);
+    std::set<std::uint64_t> held;
+    for (std::uint64_t i = 0; i < 600; ++i) {
+      if (!f.add(key_hash(i))) held.insert(f.fingerprint(key_hash(i)));
+    }
+    ASSERT_EQ(f.occupied_cells(), held.size());
+    for (std::uint64_t i = 0; i < 20'000; ++i) {
+      const Hash128 h = key_hash(i);
+      ASSERT_EQ(f.contains(h), held.contains(f.fingerprint(h)))
+          << "key " << i << " with " << params.remainder_bits << "-bit remainders";
+    }
+  }
+}
+
 // At the seed's parameters the filter takes at most half the bytes of the
 // 4-bit counting filter sized for the same n and p (the target).
 TEST(DleftCountingFilter, TakesAtMostHalfTheCountingFiltersBytes) {
