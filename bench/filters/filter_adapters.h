@@ -11,6 +11,7 @@
 #include "filters/blocked_bloom_filter.h"
 #include "filters/bloom_filter.h"
 #include "filters/counting_bloom_filter.h"
+#include "filters/dleft_counting_filter.h"
 #include "filters/scalable_bloom_filter.h"
 
 namespace sumcache::bench {
@@ -44,9 +45,22 @@ struct CountingAdapter {
   CountingAdapter(std::uint64_t n, double p)
       : f(checked(filters::CountingBloomFilter::for_capacity(n, p))) {}
   void add(std::string_view key) { f.add(key); }
+  std::error_code remove(std::string_view key) { return f.remove(key); }
   bool contains(std::string_view key) const { return f.contains(key); }
   std::uint64_t memory_bytes() const { return f.memory_bytes(); }
   filters::CountingBloomFilter f;
+};
+
+// The seed's layout (d = 4, 8 cells of r + 2 bits, 6 keys per bucket at n)
+// with the least r that meets p.
+struct DleftAdapter {
+  DleftAdapter(std::uint64_t n, double p)
+      : f(checked(filters::DleftCountingFilter::for_capacity(n, p))) {}
+  void add(std::string_view key) { (void)f.add(key); }
+  std::error_code remove(std::string_view key) { return f.remove(key); }
+  bool contains(std::string_view key) const { return f.contains(key); }
+  std::uint64_t memory_bytes() const { return f.memory_bytes(); }
+  filters::DleftCountingFilter f;
 };
 
 struct BlockedAdapter {
