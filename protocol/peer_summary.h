@@ -2,6 +2,7 @@
 // A peer's summary as the receiving node holds it, advanced by the full and
 // delta messages that peer sends (rules: docs/protocol.md, "Receiver state").
 
+#include <cassert>
 #include <cstdint>
 #include <optional>
 #include <system_error>
@@ -45,7 +46,10 @@ class PeerSummary {
   std::uint64_t entries() const { return info_.entries; }
   const SummaryInfo& info() const { return info_; }
   // Requires has_state() && !holds_fingerprints().
-  const filters::BloomFilter& bits() const { return *bits_; }
+  const filters::BloomFilter& bits() const {
+    assert(bits_.has_value());
+    return *bits_;
+  }
 
  private:
   Result<bool> admit_full(const SummaryMessage& message) const;

@@ -193,6 +193,15 @@ TEST_F(PeerSummaryFingerprintTest, OlderFullOfTheEpochIsIgnoredANewEpochReplaces
   EXPECT_EQ(peer_.entries(), 2U);
 }
 
+// A holder must not take bits() from it afterwards (peer_summary_fuzz found
+// its own directory update doing so).
+TEST_F(PeerSummaryFingerprintTest, AnIgnoredOlderBloomFullLeavesTheFingerprintStateHeld) {
+  EXPECT_FALSE(peer_.apply(bloom_full(4)));
+  EXPECT_TRUE(peer_.holds_fingerprints());
+  EXPECT_EQ(peer_.sequence(), 5U);
+  EXPECT_EQ(peer_.entries(), 4U);
+}
+
 TEST_F(PeerSummaryFingerprintTest, HandBuiltFullThatBreaksTheKindsTermsIsBadEncoding) {
   EXPECT_EQ(admit_error(fp_full({5, 1}, 6)), ProtocolErrc::bad_encoding);          // descending
   EXPECT_EQ(admit_error(fp_full({1, kUniverse}, 6)), ProtocolErrc::bad_encoding);  // = U
