@@ -12,15 +12,11 @@
 namespace sumcache::protocol {
 namespace {
 
-bool fingerprint_kind(MessageKind kind) {
-  return kind == MessageKind::fingerprint_full || kind == MessageKind::fingerprint_delta;
-}
-
 Result<std::string> seal(const SummaryInfo& info, MessageKind kind, std::uint64_t base_sequence,
                          const EncodedPayload& payload, std::string_view secret) {
   WireHeader h;
   // docs/protocol.md, "Versions": a version-1 reader must refuse the fingerprint kinds.
-  if (fingerprint_kind(kind)) h.version = h.min_version = kFingerprintVersion;
+  if (is_fingerprint_kind(kind)) h.version = h.min_version = kFingerprintVersion;
   h.kind = static_cast<std::uint8_t>(kind);
   h.compression = static_cast<std::uint8_t>(payload.compression);
   h.hash_id = static_cast<std::uint8_t>(info.hasher.id());

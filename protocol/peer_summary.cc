@@ -6,10 +6,6 @@
 namespace sumcache::protocol {
 namespace {
 
-bool fingerprint_kind(MessageKind kind) {
-  return kind == MessageKind::fingerprint_full || kind == MessageKind::fingerprint_delta;
-}
-
 // The message's own content agrees with its info (a decoded message always
 // does; a hand-built one may not).
 bool well_formed_full(const SummaryMessage& message) {
@@ -70,7 +66,7 @@ Result<bool> PeerSummary::admit_delta(const SummaryMessage& message) const {
   if (!has_state()) return make_error_code(ProtocolErrc::no_state);
   if (info.epoch != info_.epoch) return make_error_code(ProtocolErrc::epoch_mismatch);
   if (info.node_id != info_.node_id || info.params != info_.params || info.hasher != info_.hasher ||
-      fingerprint_kind(message.kind) != fingerprints_) {
+      is_fingerprint_kind(message.kind) != fingerprints_) {
     return make_error_code(ProtocolErrc::params_mismatch);
   }
   if (info.sequence <= info_.sequence) return false;

@@ -25,6 +25,9 @@ enum class MessageKind : std::uint8_t {
   fingerprint_full = 5,
   fingerprint_delta = 6,
 };
+inline constexpr bool is_fingerprint_kind(MessageKind kind) {
+  return kind == MessageKind::fingerprint_full || kind == MessageKind::fingerprint_delta;
+}
 enum class Compression : std::uint8_t { raw = 0, rice_gaps = 1 };
 
 // Invalidation messages (docs/protocol.md, "Invalidation messages"), a format of

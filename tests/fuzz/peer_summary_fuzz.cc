@@ -79,10 +79,6 @@ std::vector<std::uint64_t> apply_ranks(const std::vector<std::uint64_t>& base,
   return out;
 }
 
-bool fingerprint_kind(MessageKind kind) {
-  return kind == MessageKind::fingerprint_full || kind == MessageKind::fingerprint_delta;
-}
-
 // The directory claims a key iff the state's filter has all its bits; probed
 // with a few keys, as a lookup would.
 void check_directory(const filters::SummaryDirectory& directory, const PeerSummary& summary) {
@@ -111,7 +107,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const Snapshot before = snapshot(summary);
     const auto verdict = summary.admit(*message);
     SUMCACHE_FUZZ_CHECK(snapshot(summary) == before);
-    if (fingerprint_kind(message->kind)) {
+    if (is_fingerprint_kind(message->kind)) {
       PeerSummary twin = summary;  // apply() is admit() then commit()
       SUMCACHE_FUZZ_CHECK(twin.apply(*message) == verdict.error());
       if (!verdict || !*verdict) {
