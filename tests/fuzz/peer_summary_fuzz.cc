@@ -55,8 +55,9 @@ struct Snapshot {
 
 Snapshot snapshot(const PeerSummary& s) {
   const bool bloom = s.has_state() && !s.holds_fingerprints();
-  return {s.has_state(), s.holds_fingerprints(), s.epoch(),
-          s.sequence(),  s.entries(),            bloom ? std::optional(s.bits()) : std::nullopt};
+  std::optional<filters::BloomFilter> bits;
+  if (bloom) bits = s.bits();
+  return {s.has_state(), s.holds_fingerprints(), s.epoch(), s.sequence(), s.entries(), bits};
 }
 
 // The receiver's fingerprint set: base without the removed ranks, with the
@@ -134,9 +135,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // Only what was applied: an ignored Bloom full may leave a fingerprint state.
     if (*verdict) {
       SUMCACHE_FUZZ_CHECK(!summary.holds_fingerprints());
-      const auto set_ec = message->kind == MessageKind::full
-                              ? directory.set(0, summary.bits())
-                              : directory.apply(0, message->changes);
+      const auto set_ec = message->kind == MessageKind::full ? directory.set(0, summary.bits())
+                                                             : directory.apply(0, message->changes);
       directory_valid = !set_ec;
       if (set_ec) directory.clear(0);
     }

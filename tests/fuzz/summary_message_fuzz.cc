@@ -71,7 +71,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::uint64_t payload_bound = 0;
   const std::string again = encode_again(m, payload_bound);
   SUMCACHE_FUZZ_CHECK(!again.empty());
-  SUMCACHE_FUZZ_CHECK(again.size() <= message_overhead_bound(m.info.node_id.size()) + payload_bound);
+  SUMCACHE_FUZZ_CHECK(again.size() <=
+                      message_overhead_bound(m.info.node_id.size()) + payload_bound);
   const auto round = decode(again, fuzz::secret_for, fuzz::decode_limits());
   SUMCACHE_FUZZ_CHECK(round.ok());
   SUMCACHE_FUZZ_CHECK(round->kind == m.kind && same_info(round->info, m.info));
