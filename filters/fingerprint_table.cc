@@ -143,8 +143,9 @@ std::size_t FingerprintTable::memory_bytes() const {
 }
 
 void FingerprintTable::mark(std::size_t max_logged) {
-  log_.clear();
-  if (log_.capacity() > max_logged) log_.shrink_to_fit();
+  // The log is freed, not kept at its peak: between marks it holds what one
+  // delta needs, and memory_bytes() is then the set's own.
+  log_ = {};
   max_logged_ = max_logged;
   marked_ = true;
   overflowed_ = false;
@@ -189,7 +190,6 @@ Result<FingerprintDelta> FingerprintTable::take_delta() {
     }
     net_below += net;
   }
-  log_ = std::move(changes);
   mark(max_logged_);
   return delta;
 }
