@@ -38,22 +38,39 @@ struct FingerprintDirectory::Tables {
     return nullptr;
   }
 
-  // Replaces `old` (null: none) by `next` (null: none), publishes, then frees `old`.
-  void replace(PackedFingerprints* old, std::unique_ptr<PackedFingerprints> next) {
-    for (unsigned s = 0; s < kMaxPeers; ++s) {
-      if (slot_table[s] == old) slot_table[s] = nullptr;
-      if (next && (next->slots() >> s & 1U) != 0) slot_table[s] = next.get();
+  // Replaces each `old` (null: none) by its `next` (null: none) in one
+  // publication, so that a reader sees all of a set() or none of it; then
+  // frees the old tables.
+  struct Swap {
+    PackedFingerprints* old = nullptr;
+    std::unique_ptr<PackedFingerprints> next;
+  };
+  void replace(std::span<Swap> swaps) {
+    std::vector<std::unique_ptr<PackedFingerprints>> retired;
+    for (Swap& swap : swaps) {
+      for (unsigned s = 0; s < kMaxPeers; ++s) {
+        if (slot_table[s] == swap.old) slot_table[s] = nullptr;
+      }
+      if (swap.old != nullptr) {
+        const auto at = std::find_if(owned.begin(), owned.end(),
+                                     [&](const auto& t) { return t.get() == swap.old; });
+        retired.push_back(std::move(*at));
+        owned.erase(at);
+      }
     }
-    std::unique_ptr<PackedFingerprints> retired;
-    if (old != nullptr) {
-      const auto at = std::find_if(owned.begin(), owned.end(),
-                                   [&](const auto& t) { return t.get() == old; });
-      retired = std::move(*at);
-      owned.erase(at);
+    for (Swap& swap : swaps) {
+      if (!swap.next) continue;
+      for (unsigned s = 0; s < kMaxPeers; ++s) {
+        if ((swap.next->slots() >> s & 1U) != 0) slot_table[s] = swap.next.get();
+      }
+      owned.push_back(std::move(swap.next));
     }
-    if (next) owned.push_back(std::move(next));
     publish();
     // retired is freed here, after the grace period.
+  }
+  void replace(PackedFingerprints* old, std::unique_ptr<PackedFingerprints> next) {
+    Swap swap{old, std::move(next)};
+    replace(std::span<Swap>(&swap, 1));
   }
 
   void publish() {
@@ -98,14 +115,20 @@ std::error_code FingerprintDirectory::set(unsigned slot, std::uint64_t universe,
   const std::lock_guard lock(tables_->writer);
   PackedFingerprints* current = tables_->slot_table[slot];
   if (current != nullptr && current->universe() != universe) {
-    tables_->replace(current,
-                     PackedFingerprints::rebuild(current, current->universe(),
-                                                 Change::leaving(slot)));
-    current = nullptr;
+    // The slot moves to another universe: it leaves one table and joins
+    // another in one publication.
+    PackedFingerprints* target = tables_->find(universe);
+    std::array<Tables::Swap, 2> swaps{
+        Tables::Swap{current, PackedFingerprints::rebuild(current, current->universe(),
+                                                          Change::leaving(slot))},
+        Tables::Swap{target,
+                     PackedFingerprints::rebuild(target, universe, Change::replacing(slot, sorted))}};
+    tables_->replace(swaps);
+    return {};
   }
   PackedFingerprints* target = current != nullptr ? current : tables_->find(universe);
-  tables_->replace(target, PackedFingerprints::rebuild(
-                               target, universe, Change::replacing(slot, sorted)));
+  tables_->replace(target,
+                   PackedFingerprints::rebuild(target, universe, Change::replacing(slot, sorted)));
   return {};
 }
 
