@@ -100,10 +100,11 @@ FingerprintDirectory::FingerprintDirectory(Hasher hasher, std::uint64_t max_entr
 
 FingerprintDirectory::~FingerprintDirectory() = default;
 
-// Checks first, all of them, so that a refused summary changes nothing. A
-// universe above max_entries * 2^16 is refused as too_large too: its bucket
-// index (8 bytes per 2^16 fingerprints of a lone peer) would outweigh
-// max_entries entries.
+// Checks first, all of them, so that a refused summary changes nothing.
+// too_large also refuses a universe above max_entries * 2^16, whose bucket
+// index (4 bytes per 2^16 fingerprints of a lone peer) would outweigh
+// max_entries entries, and a table of more than 2^32 - 1 entries (all its
+// peers together: its offsets are 32-bit).
 std::error_code FingerprintDirectory::set(unsigned slot, std::uint64_t universe,
                                           std::span<const std::uint64_t> sorted) {
   if (slot >= kMaxPeers) return FilterErrc::invalid_slot;
@@ -114,6 +115,12 @@ std::error_code FingerprintDirectory::set(unsigned slot, std::uint64_t universe,
 
   const std::lock_guard lock(tables_->writer);
   PackedFingerprints* current = tables_->slot_table[slot];
+  const PackedFingerprints* joined =
+      current != nullptr && current->universe() == universe ? current : tables_->find(universe);
+  if (joined != nullptr &&
+      joined->size() - joined->size_of(slot) + sorted.size() > PackedFingerprints::kMaxEntries) {
+    return FilterErrc::too_large;
+  }
   if (current != nullptr && current->universe() != universe) {
     // The slot moves to another universe: it leaves one table and joins
     // another in one publication.
@@ -121,8 +128,8 @@ std::error_code FingerprintDirectory::set(unsigned slot, std::uint64_t universe,
     std::array<Tables::Swap, 2> swaps{
         Tables::Swap{current, PackedFingerprints::rebuild(current, current->universe(),
                                                           Change::leaving(slot))},
-        Tables::Swap{target,
-                     PackedFingerprints::rebuild(target, universe, Change::replacing(slot, sorted))}};
+        Tables::Swap{target, PackedFingerprints::rebuild(target, universe,
+                                                         Change::replacing(slot, sorted))}};
     tables_->replace(swaps);
     return {};
   }
@@ -150,7 +157,10 @@ std::error_code FingerprintDirectory::apply(unsigned slot,
   if (!added.empty() && added.back() >= current->universe()) {
     return FilterErrc::position_out_of_range;
   }
-  if (held - removed_ranks.size() + added.size() > max_entries_) return FilterErrc::too_large;
+  if (held - removed_ranks.size() + added.size() > max_entries_ ||
+      current->size() - removed_ranks.size() + added.size() > PackedFingerprints::kMaxEntries) {
+    return FilterErrc::too_large;
+  }
   if (removed_ranks.empty() && added.empty()) return {};
   tables_->replace(current,
                    PackedFingerprints::rebuild(current, current->universe(),
@@ -163,8 +173,8 @@ void FingerprintDirectory::clear(unsigned slot) {
   const std::lock_guard lock(tables_->writer);
   PackedFingerprints* current = tables_->slot_table[slot];
   if (current == nullptr) return;
-  tables_->replace(current, PackedFingerprints::rebuild(current, current->universe(),
-                                                        Change::leaving(slot)));
+  tables_->replace(
+      current, PackedFingerprints::rebuild(current, current->universe(), Change::leaving(slot)));
 }
 
 std::uint64_t FingerprintDirectory::claims(const Hash128& h, std::uint64_t eligible) const {

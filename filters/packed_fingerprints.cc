@@ -4,6 +4,7 @@
 #include <bit>
 #include <cstring>
 
+#include "filters/huge_page_allocator.h"
 #include "filters/sorted_run.h"
 
 namespace sumcache::filters {
@@ -16,7 +17,32 @@ constexpr int kScanSteps = 8;
 
 unsigned ceil_log2(unsigned peers) { return peers <= 1 ? 0 : std::bit_width(peers - 1); }
 
+// From here on an array goes on 2 MiB pages, whose rounding then costs at
+// most 1/8 of it; smaller arrays fit the TLB's reach anyway.
+constexpr std::size_t kHugeFrom = 8 * kHugePageBytes;
+
 }  // namespace
+
+void PackedArrayFree::operator()(void* p) const noexcept {
+  if (bytes >= kHugeFrom) {
+    free_filter_memory(p, bytes, alignof(std::uint64_t));
+  } else {
+    ::operator delete(p);
+  }
+}
+
+template <class T>
+PackedFingerprints::Array<T> PackedFingerprints::allocate(std::size_t count) {
+  const std::size_t bytes = count * sizeof(T);
+  void* p = bytes >= kHugeFrom ? allocate_filter_memory(bytes, alignof(std::uint64_t))
+                               : ::operator new(bytes);
+  return Array<T>(static_cast<T*>(p), PackedArrayFree{bytes});
+}
+
+std::size_t PackedFingerprints::footprint(std::size_t bytes) {
+  return bytes >= kHugeFrom ? (bytes + kHugePageBytes - 1) & ~(kHugePageBytes - 1)
+                            : heap_block_bytes(bytes);
+}
 
 // Writes keys in ascending order into a table's arrays.
 class PackedFingerprints::Builder {
@@ -35,7 +61,7 @@ class PackedFingerprints::Builder {
 
  private:
   void open(std::uint64_t bucket) {
-    while (next_ <= bucket) t_.starts_[next_++] = at_;
+    while (next_ <= bucket) t_.starts_[next_++] = static_cast<std::uint32_t>(at_);
   }
   PackedFingerprints& t_;
   std::uint64_t next_ = 0;
@@ -112,8 +138,8 @@ std::unique_ptr<PackedFingerprints> PackedFingerprints::rebuild(const PackedFing
   const std::uint64_t old_total = old == nullptr ? 0 : old->entries_size_;
   t->entries_size_ = old_total - dropped + change.added.size();
   t->buckets_ = ((universe << t->peer_bits_) + kEntryMask) >> kEntryBits;
-  t->starts_ = std::make_unique_for_overwrite<std::uint64_t[]>(t->buckets_ + 1);
-  t->entries_ = std::make_unique_for_overwrite<std::uint16_t[]>(t->entries_size_);
+  t->starts_ = allocate<std::uint32_t>(t->buckets_ + 1);
+  t->entries_ = allocate<std::uint16_t>(t->entries_size_);
 
   Builder out(*t);
   Dropper dropper{change};
@@ -141,7 +167,8 @@ std::unique_ptr<PackedFingerprints> PackedFingerprints::rebuild(const PackedFing
         for (; a < change.added.size() && added_key(a) < key; ++a) out.emit(added_key(a));
         out.emit(key);
       }
-      for (; a < change.added.size() && added_key(a) >> kEntryBits == b; ++a) out.emit(added_key(a));
+      for (; a < change.added.size() && added_key(a) >> kEntryBits == b; ++a)
+        out.emit(added_key(a));
     }
   } else if (old != nullptr) {
     // The peer bits change: every key is re-encoded, in the same order.
@@ -198,8 +225,8 @@ std::uint64_t PackedFingerprints::probe(std::uint64_t f) const {
 }
 
 std::size_t PackedFingerprints::memory_bytes() const {
-  return heap_block_bytes(sizeof(*this)) + heap_block_bytes((buckets_ + 1) * sizeof(std::uint64_t)) +
-         heap_block_bytes(entries_size_ * sizeof(std::uint16_t));
+  return heap_block_bytes(sizeof(*this)) + footprint((buckets_ + 1) * sizeof(std::uint32_t)) +
+         footprint(entries_size_ * sizeof(std::uint16_t));
 }
 
 }  // namespace sumcache::filters

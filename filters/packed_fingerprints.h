@@ -18,9 +18,17 @@
 
 namespace sumcache::filters {
 
+// Frees an array of PackedFingerprints (its size picks how it was allocated).
+struct PackedArrayFree {
+  std::size_t bytes = 0;
+  void operator()(void* p) const noexcept;
+};
+
 class PackedFingerprints {
  public:
   static constexpr unsigned kMaxPeers = 64;
+  // Entries of one table (all its peers): offsets are 32-bit.
+  static constexpr std::uint64_t kMaxEntries = UINT32_MAX;
 
   // How one slot's entries change in a rebuild. A slot not yet in the table
   // joins; drop_all removes all its entries, otherwise those at
@@ -53,6 +61,7 @@ class PackedFingerprints {
   std::uint64_t universe() const { return universe_; }
   std::uint64_t slots() const { return slots_; }
   std::uint64_t size_of(unsigned slot) const { return sizes_[slot]; }
+  std::uint64_t size() const { return entries_size_; }
   unsigned peer_bits() const { return peer_bits_; }
   // Slot's fingerprints ascending, repeats kept, appended to `out` (a scan).
   template <class Out>
@@ -71,8 +80,16 @@ class PackedFingerprints {
   std::array<std::uint64_t, kMaxPeers> sizes_{};     // per global slot
   std::uint64_t buckets_ = 0;
   std::uint64_t entries_size_ = 0;
-  std::unique_ptr<std::uint64_t[]> starts_;  // buckets_ + 1
-  std::unique_ptr<std::uint16_t[]> entries_;
+  // Large arrays on huge pages (huge_page_allocator.h): a lookup's two
+  // random loads would otherwise each miss the TLB too.
+  template <class T>
+  using Array = std::unique_ptr<T[], PackedArrayFree>;
+  template <class T>
+  static Array<T> allocate(std::size_t count);
+  static std::size_t footprint(std::size_t bytes);
+
+  Array<std::uint32_t> starts_;  // buckets_ + 1: half the cache footprint of 64-bit offsets
+  Array<std::uint16_t> entries_;
 };
 
 template <class Out>

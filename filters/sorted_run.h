@@ -58,7 +58,8 @@ class SortedRun {
   bool erase(std::uint16_t v) {
     std::uint16_t* at = std::lower_bound(data_, data_ + size_, v);
     if (at == data_ + size_ || *at != v) return false;
-    std::memmove(at, at + 1, static_cast<std::size_t>(data_ + size_ - at - 1) * sizeof(std::uint16_t));
+    std::memmove(at, at + 1,
+                 static_cast<std::size_t>(data_ + size_ - at - 1) * sizeof(std::uint16_t));
     --size_;
     if (size_ == 0) {
       std::free(data_);
@@ -79,7 +80,8 @@ class SortedRun {
   // 2c + 8 a multiple of 16 and at least 32: c in {12, 20, 28, ...}.
   static std::uint32_t capacity_for(std::uint64_t wanted) {
     if (wanted <= 12) return 12;
-    return static_cast<std::uint32_t>(std::min<std::uint64_t>((wanted - 4 + 7) / 8 * 8 + 4, UINT32_MAX - 3));
+    return static_cast<std::uint32_t>(
+        std::min<std::uint64_t>((wanted - 4 + 7) / 8 * 8 + 4, UINT32_MAX - 3));
   }
   void resize_block(std::uint32_t capacity) {
     void* block = std::realloc(data_, std::size_t{capacity} * sizeof(std::uint16_t));

@@ -2,6 +2,8 @@
 // every refusal leaving the directory as it was, the layout's memory, the
 // false positive rate through it, and a model test against one
 // std::multiset per slot.
+#include "filters/fingerprint_directory.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,7 +15,6 @@
 #include <vector>
 
 #include "filters/filter_error.h"
-#include "filters/fingerprint_directory.h"
 #include "tests/filters/fpr_keys.h"
 #include "tests/support/url_keys.h"
 
@@ -200,8 +201,8 @@ TEST(FingerprintDirectory, PeersJoiningAndLeavingKeepEverySetExact) {
 // Bytes per URL per peer at p = 0.24% (U = n / p); the bench measures 10^6
 // per peer, this the same layout at a size the sanitizer build runs quickly.
 TEST(FingerprintDirectory, AtMostTwoAndAHalfBytesPerUrlPerPeer) {
-  for (const auto& [peers, n] : {std::pair<unsigned, std::uint64_t>{1, 200'000},
-                                 {16, 50'000}, {64, 20'000}}) {
+  for (const auto& [peers, n] :
+       {std::pair<unsigned, std::uint64_t>{1, 200'000}, {16, 50'000}, {64, 20'000}}) {
     FingerprintDirectory dir;
     const std::uint64_t u = fingerprint_universe(n, 0.0024).value();
     for (unsigned s = 0; s < peers; ++s) {

@@ -2,6 +2,8 @@
 // issue's load, and its deltas (removed ranks in the marked set, added
 // fingerprints), also against a std::multiset model over millions of
 // random operations.
+#include "filters/fingerprint_table.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,7 +14,6 @@
 #include <vector>
 
 #include "filters/filter_error.h"
-#include "filters/fingerprint_table.h"
 #include "tests/support/url_keys.h"
 
 namespace sumcache::filters {
@@ -275,10 +276,10 @@ TEST_P(FingerprintTableModel, MatchesAMultisetAndItsDeltasReproduceIt) {
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, FingerprintTableModel,
-    ::testing::Values(ModelCase{1000, 300, 1'000'000, 1},             // one run, many repeats
-                      ModelCase{416'666'667, 20'000, 1'500'000, 2},   // the U, many pages
-                      ModelCase{kMaxUniverse, 5'000, 500'000, 3},     // sparse pages
-                      ModelCase{1 << 21, 50'000, 1'000'000, 4}));  // crowded runs
+    ::testing::Values(ModelCase{1000, 300, 1'000'000, 1},            // one run, many repeats
+                      ModelCase{416'666'667, 20'000, 1'500'000, 2},  // the U, many pages
+                      ModelCase{kMaxUniverse, 5'000, 500'000, 3},    // sparse pages
+                      ModelCase{1 << 21, 50'000, 1'000'000, 4}));    // crowded runs
 
 }  // namespace
 }  // namespace sumcache::filters

@@ -1,12 +1,13 @@
 // fingerprint(), fingerprint_universe() and fingerprint_fpr(): the universe
 // U = ceil(n / p) and its checks, the rate 1 - (1 - 1/U)^n.
+#include "filters/fingerprint.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 
 #include "filters/filter_error.h"
-#include "filters/fingerprint.h"
 
 namespace sumcache::filters {
 namespace {
