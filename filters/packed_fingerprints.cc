@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "filters/huge_page_allocator.h"
 #include "filters/sorted_run.h"
@@ -12,14 +15,49 @@ namespace {
 
 constexpr unsigned kEntryBits = 16;
 constexpr std::uint64_t kEntryMask = (std::uint64_t{1} << kEntryBits) - 1;
-// A lookup scans this far from its interpolated guess before it bisects.
-constexpr int kScanSteps = 8;
 
 unsigned ceil_log2(unsigned peers) { return peers <= 1 ? 0 : std::bit_width(peers - 1); }
 
 // From here on an array goes on 2 MiB pages, whose rounding then costs at
 // most 1/8 of it; smaller arrays fit the TLB's reach anyway.
 constexpr std::size_t kHugeFrom = 8 * kHugePageBytes;
+
+// Bit i of `below`: window[i] < low; of `above`: window[i] >= past.
+struct Masks {
+  std::uint32_t below = 0;
+  std::uint32_t above = 0;
+};
+
+Masks compare_window(const std::uint16_t* window, std::uint32_t low, std::uint32_t past) {
+  static_assert(PackedFingerprints::kWindow == 32);
+#if defined(__SSE2__)
+  // SSE2 compares signed 16-bit lanes: flipping the top bit orders unsigned
+  // values the same way. v >= past is v > past - 1 (past may be 2^16).
+  const __m128i flip = _mm_set1_epi16(static_cast<short>(0x8000));
+  const __m128i lows = _mm_set1_epi16(static_cast<short>(low ^ 0x8000));
+  const __m128i lasts = _mm_set1_epi16(static_cast<short>((past - 1) ^ 0x8000));
+  __m128i v[4];  // NOLINT(*-avoid-c-arrays): std::array drops __m128i's alignment attribute
+  for (std::size_t i = 0; i < 4; ++i) {
+    v[i] = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(window) + i), flip);
+  }
+  const auto bits = [&](auto cmp) {
+    const auto half = [&](std::size_t i) {
+      return static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_packs_epi16(cmp(v[i]), cmp(v[i + 1]))));
+    };
+    return half(0) | half(2) << 16;
+  };
+  return {bits([&](__m128i x) { return _mm_cmpgt_epi16(lows, x); }),
+          bits([&](__m128i x) { return _mm_cmpgt_epi16(x, lasts); })};
+#else
+  Masks m;
+  for (std::uint32_t i = 0; i < PackedFingerprints::kWindow; ++i) {
+    m.below |= (window[i] < low ? 1U : 0U) << i;
+    m.above |= (window[i] >= past ? 1U : 0U) << i;
+  }
+  return m;
+#endif
+}
+
 
 }  // namespace
 
@@ -139,7 +177,7 @@ std::unique_ptr<PackedFingerprints> PackedFingerprints::rebuild(const PackedFing
   t->entries_size_ = old_total - dropped + change.added.size();
   t->buckets_ = ((universe << t->peer_bits_) + kEntryMask) >> kEntryBits;
   t->starts_ = allocate<std::uint32_t>(t->buckets_ + 1);
-  t->entries_ = allocate<std::uint16_t>(t->entries_size_);
+  t->entries_ = allocate<std::uint16_t>(t->entries_size_ + kWindow);
 
   Builder out(*t);
   Dropper dropper{change};
@@ -187,6 +225,7 @@ std::unique_ptr<PackedFingerprints> PackedFingerprints::rebuild(const PackedFing
   }
   for (; a < change.added.size(); ++a) out.emit(added_key(a));
   out.finish();
+  std::fill_n(&t->entries_[t->entries_size_], kWindow, std::uint16_t{0});
   return t;
 }
 
@@ -197,36 +236,52 @@ std::uint64_t PackedFingerprints::probe(std::uint64_t f) const {
   const std::uint32_t past = low + (std::uint32_t{1} << peer_bits_);
   const std::uint16_t* e = entries_.get();
   const std::uint64_t lo = starts_[b];
-  const std::uint64_t hi = starts_[b + 1];
-  if (lo == hi) return 0;
-  // Keys are near-uniform within a bucket: start where low would fall, then
-  // walk (a few steps) or bisect (a crowded bucket) to its first entry.
-  std::uint64_t g = lo + (((hi - lo) * low) >> kEntryBits);
-  if (e[g] < low) {
-    ++g;
-    for (int s = 0; g < hi && e[g] < low; ++g) {
-      if (++s == kScanSteps) {
-        g = static_cast<std::uint64_t>(std::lower_bound(e + g, e + hi, low) - e);
-        break;
-      }
-    }
-  } else {
-    for (int s = 0; g > lo && e[g - 1] >= low; --g) {
-      if (++s == kScanSteps) {
-        g = static_cast<std::uint64_t>(std::lower_bound(e + lo, e + g, low) - e);
-        break;
-      }
-    }
+  const std::uint64_t n = starts_[b + 1] - lo;
+  // Keys are near uniform within a bucket: low's entries are expected at
+  // the interpolated guess. The window around it is compared without
+  // branches, so a lookup waiting for its memory access holds no
+  // mispredicted branch and the CPU overlaps it with the next one.
+  // `entries_` is padded so the window never reads past it.
+  const std::uint64_t guess = lo + ((n * low) >> kEntryBits);
+  const std::uint64_t from = guess < kWindow / 2 ? 0 : guess - kWindow / 2;
+  const Masks m = compare_window(e + from, low, past);
+  // The bucket's entries in the window: bits [lo - from, lo + n - from).
+  const std::uint64_t first = lo > from ? lo - from : 0;
+  const std::uint64_t last = std::min<std::uint64_t>(lo + n - from, kWindow);
+  const auto in = static_cast<std::uint32_t>(((std::uint64_t{1} << last) - 1) &
+                                             ~((std::uint64_t{1} << first) - 1));
+  // Conclusive when the window holds an entry (or the bucket's edge) on
+  // each side of [low, past): then every entry in that range is in it.
+  const bool left = from <= lo || (m.below & in) != 0;
+  const bool right = from + kWindow >= lo + n || (m.above & in) != 0;
+  if (!(left && right)) [[unlikely]] {
+    return search(e + lo, e + lo + n, low, past);
   }
+  std::uint32_t hits = ~(m.below | m.above) & in;
   const std::uint64_t id_mask = (std::uint64_t{1} << peer_bits_) - 1;
   std::uint64_t claimed = 0;
-  for (; g < hi && e[g] < past; ++g) claimed |= slot_bit_[e[g] & id_mask];
+  for (; hits != 0; hits &= hits - 1) {
+    claimed |= slot_bit_[e[from + static_cast<unsigned>(std::countr_zero(hits))] & id_mask];
+  }
+  return claimed;
+}
+
+// The rare lookup the window cannot settle (a crowded bucket): a binary
+// search of the whole bucket.
+std::uint64_t PackedFingerprints::search(const std::uint16_t* first, const std::uint16_t* last,
+                                         std::uint32_t low, std::uint32_t past) const {
+  const std::uint64_t id_mask = (std::uint64_t{1} << peer_bits_) - 1;
+  std::uint64_t claimed = 0;
+  for (const std::uint16_t* at = std::lower_bound(first, last, low); at != last && *at < past;
+       ++at) {
+    claimed |= slot_bit_[*at & id_mask];
+  }
   return claimed;
 }
 
 std::size_t PackedFingerprints::memory_bytes() const {
   return heap_block_bytes(sizeof(*this)) + footprint((buckets_ + 1) * sizeof(std::uint32_t)) +
-         footprint(entries_size_ * sizeof(std::uint16_t));
+         footprint((entries_size_ + kWindow) * sizeof(std::uint16_t));
 }
 
 }  // namespace sumcache::filters

@@ -55,6 +55,10 @@ class PackedFingerprints {
   static std::unique_ptr<PackedFingerprints> rebuild(const PackedFingerprints* old,
                                                      std::uint64_t universe, const Change& change);
 
+  // Entries a lookup compares around its interpolated guess before it
+  // falls back to a binary search of the bucket.
+  static constexpr std::uint32_t kWindow = 32;
+
   // Global slot bits of the peers holding f (< universe()).
   std::uint64_t probe(std::uint64_t f) const;
 
@@ -87,9 +91,11 @@ class PackedFingerprints {
   template <class T>
   static Array<T> allocate(std::size_t count);
   static std::size_t footprint(std::size_t bytes);
+  std::uint64_t search(const std::uint16_t* first, const std::uint16_t* last, std::uint32_t low,
+                       std::uint32_t past) const;
 
   Array<std::uint32_t> starts_;  // buckets_ + 1: half the cache footprint of 64-bit offsets
-  Array<std::uint16_t> entries_;
+  Array<std::uint16_t> entries_;  // entries_size_ + kWindow: the window's padding
 };
 
 template <class Out>
