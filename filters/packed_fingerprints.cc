@@ -42,7 +42,8 @@ Masks compare_window(const std::uint16_t* window, std::uint32_t low, std::uint32
   }
   const auto bits = [&](auto cmp) {
     const auto half = [&](std::size_t i) {
-      return static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_packs_epi16(cmp(v[i]), cmp(v[i + 1]))));
+      return static_cast<std::uint32_t>(
+          _mm_movemask_epi8(_mm_packs_epi16(cmp(v[i]), cmp(v[i + 1]))));
     };
     return half(0) | half(2) << 16;
   };
@@ -57,7 +58,6 @@ Masks compare_window(const std::uint16_t* window, std::uint32_t low, std::uint32
   return m;
 #endif
 }
-
 
 }  // namespace
 
@@ -238,10 +238,10 @@ std::uint64_t PackedFingerprints::probe(std::uint64_t f) const {
   const std::uint64_t lo = starts_[b];
   const std::uint64_t n = starts_[b + 1] - lo;
   // Keys are near uniform within a bucket: low's entries are expected at
-  // the interpolated guess. The window around it is compared without
-  // branches, so a lookup waiting for its memory access holds no
-  // mispredicted branch and the CPU overlaps it with the next one.
-  // `entries_` is padded so the window never reads past it.
+  // the interpolated guess (within 6.3 entries, one standard deviation, in
+  // a bucket of 157). The window around it is compared without branches: a
+  // walk from the guess branched on each entry and mispredicted on most
+  // lookups. `entries_` is padded so the window never reads past it.
   const std::uint64_t guess = lo + ((n * low) >> kEntryBits);
   const std::uint64_t from = guess < kWindow / 2 ? 0 : guess - kWindow / 2;
   const Masks m = compare_window(e + from, low, past);
