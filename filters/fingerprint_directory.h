@@ -38,7 +38,8 @@ class FingerprintDirectory {
   // Replaces slot's summary with `sorted` (ascending, repeats allowed, each
   // below universe). All or nothing. Errors: invalid_slot, invalid_bits
   // (universe 0 or above kMaxUniverse), not_ascending, position_out_of_range,
-  // too_large (more than max_entries).
+  // too_large (more than max_entries; also a universe above max_entries * 2^16,
+  // or a shared table passing 2^32 - 1 entries: docs/filters_fingerprint.md).
   std::error_code set(unsigned slot, std::uint64_t universe,
                       std::span<const std::uint64_t> sorted);
   // Removes the elements at `removed_ranks` (ascending, distinct, ranks in the
