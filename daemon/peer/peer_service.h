@@ -26,6 +26,7 @@
 #include "daemon/peer/listener_refusals.h"
 #include "daemon/peer/peer_table.h"
 #include "daemon/store/store.h"
+#include "filters/fingerprint_directory.h"
 #include "filters/summary_directory.h"
 
 namespace sumcache::daemon {
@@ -92,6 +93,9 @@ class PeerService {
   // an owner's answer includes its origin fetch.
   void report_owner_failure(Peer& peer, std::string_view error);
   PeerStatusList status() const;
+  // The receiver's memory for peers' summaries: both directories, and the
+  // fingerprint summaries the directory refused (summary mode).
+  SummaryMemory summary_memory() const;
   RefusalCounts listener_refusals() const;  // summary mode's peer listener
   // icp mode: the ICP agent's counters summed over the peers and every other sender.
   std::optional<IcpPeerCounters> icp_totals() const;
@@ -164,6 +168,9 @@ class PeerService {
   std::atomic<std::chrono::milliseconds> timeout_;
   std::atomic<std::chrono::milliseconds> expiry_;
   filters::SummaryDirectory directory_;
+  // Peers sending fingerprint summaries (docs/peers.md, "Summary kinds"):
+  // beside the Bloom filters, as a rolling change of filter.kind mixes both.
+  filters::FingerprintDirectory fingerprints_;
   // ICP: what each peer had answered at the last health check.
   std::vector<IcpPeerCounters> icp_seen_;
   asio::io_context io_{1};
