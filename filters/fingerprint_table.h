@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <system_error>
 #include <vector>
 
@@ -30,6 +31,12 @@ class FingerprintTable {
  public:
   // Errors: invalid_bits (universe 0 or above kMaxUniverse).
   static Result<FingerprintTable> create(std::uint64_t universe);
+
+  FingerprintTable(const FingerprintTable& other);
+  FingerprintTable& operator=(const FingerprintTable& other);
+  FingerprintTable(FingerprintTable&&) noexcept;
+  FingerprintTable& operator=(FingerprintTable&&) noexcept;
+  ~FingerprintTable();
 
   // Requires f < universe().
   void add(std::uint64_t f);
@@ -54,14 +61,22 @@ class FingerprintTable {
   std::uint64_t adds_since_mark() const;  // Summary Cache's update threshold counts these
 
  private:
-  explicit FingerprintTable(std::uint64_t universe) : universe_(universe) {}
-  // The layout is the implementation's (docs/filters_fingerprint.md).
+  // Layout (docs/filters_fingerprint.md): a fingerprint's bits above the low
+  // 16 pick a bucket, whose run holds the low 16 bits sorted, in a block of
+  // its own; runs are grouped in pages of kPageRuns, allocated when first
+  // used, each with prefix counts (a Fenwick tree) for rank().
+  struct Run;
+  struct Page;
+  explicit FingerprintTable(std::uint64_t universe);
+  void log_change(std::uint64_t entry);
+
   std::uint64_t universe_ = 0;
-  std::vector<std::uint32_t> bucket_starts_;
-  std::vector<std::uint16_t> low_bits_;
-  std::vector<std::uint64_t> log_;
+  std::uint64_t size_ = 0;
+  std::vector<std::unique_ptr<Page>> pages_;
+  std::vector<std::uint64_t> log_;  // fingerprints, the top bit set for a removal
   std::size_t max_logged_ = 0;
   bool marked_ = false;
+  bool overflowed_ = false;
   std::uint64_t adds_since_mark_ = 0;
 };
 
