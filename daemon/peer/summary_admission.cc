@@ -199,9 +199,10 @@ Verdict check_fixed_header(std::string_view first, std::string_view node,
                   "m of " + std::to_string(h.m) + " bits is over " + std::to_string(max_m) +
                       " (cluster.peer_max_filter_bits)");
   }
-  if (kind == MessageKind::fingerprint_full && h.payload_count > max_fingerprints) {
+  // entries is the set's size after the message (a full's count): held here.
+  if (fingerprints && h.entries > max_fingerprints) {
     return refuse(413, Refusal::too_large,
-                  std::to_string(h.payload_count) + " fingerprints are over " +
+                  std::to_string(h.entries) + " fingerprints are over " +
                       std::to_string(max_fingerprints) + " (cluster.peer_max_fingerprints)");
   }
   const std::uint64_t bound =

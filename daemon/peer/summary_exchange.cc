@@ -13,6 +13,7 @@
 #include "protocol/node_id.h"
 #include "protocol/peer_auth.h"
 #include "protocol/protocol_error.h"
+#include "protocol/wire_header.h"
 
 namespace sumcache::daemon {
 
@@ -30,18 +31,23 @@ std::uint64_t new_epoch() {
          (rd() & 0xFFFFF);
 }
 
-// No summary larger than the directories can hold is worth allocating.
-protocol::DecodeLimits limits(std::uint64_t max_fingerprints) {
-  protocol::DecodeLimits l;
-  l.max_m = filters::kMaxDirectoryBits;
-  l.max_message_bytes = kMaxSummaryBytes;
-  l.max_fingerprints = max_fingerprints;
-  return l;
-}
-
 bool is_fingerprint(protocol::MessageKind kind) {
   return kind == protocol::MessageKind::fingerprint_full ||
          kind == protocol::MessageKind::fingerprint_delta;
+}
+
+// No summary larger than the directories can hold is worth allocating. A
+// Bloom filter's m is bits held here, so the bit-sliced directory's cap; a
+// fingerprint set's m is its universe, held as values, bounded by their count.
+protocol::DecodeLimits limits(std::string_view message, std::uint64_t max_fingerprints) {
+  protocol::DecodeLimits l;
+  const bool fingerprints =
+      message.size() >= protocol::kHeaderBytes &&
+      is_fingerprint(static_cast<protocol::MessageKind>(protocol::read_header(message).kind));
+  l.max_m = fingerprints ? filters::kMaxUniverse : filters::kMaxDirectoryBits;
+  l.max_message_bytes = kMaxSummaryBytes;
+  l.max_fingerprints = max_fingerprints;
+  return l;
 }
 
 bool is_full(protocol::MessageKind kind) {
@@ -385,7 +391,7 @@ bool SummaryExchange::full_wanted(SteadyTime now) const {
 
 SummaryResponse SummaryExchange::receive(const SummaryRequest& request) {
   auto message = protocol::decode(request.body, [this](std::string_view id) { return secret_for(id); },
-                                 limits(max_fingerprints_));
+                                 limits(request.body, max_fingerprints_));
   if (!message) {
     if (PeerLane* lane = lane_of(request.from)) {
       lane->peer->counters.messages_rejected.fetch_add(1, std::memory_order_relaxed);
@@ -707,7 +713,7 @@ awaitable<void> SummaryExchange::pull_from(std::shared_ptr<PeerLane> lane) {
   peer.counters.messages_received.fetch_add(1, std::memory_order_relaxed);
   peer.counters.bytes_received.fetch_add(reply.body.size(), std::memory_order_relaxed);
   auto message = protocol::decode(reply.body, [this](std::string_view id) { return secret_for(id); },
-                                 limits(max_fingerprints_));
+                                 limits(reply.body, max_fingerprints_));
   if (!message || message->info.node_id != peer.config.id || !is_full(message->kind)) {
     peer.counters.messages_rejected.fetch_add(1, std::memory_order_relaxed);
     const std::string why = message ? "not a full summary of that peer" : message.error().message();
@@ -741,7 +747,7 @@ awaitable<std::optional<std::string>> SummaryExchange::probe(std::string address
   const std::string& secret = config_.cluster.secret;
   auto message = protocol::decode(
       reply.body, [&secret](std::string_view) { return std::optional<std::string>(secret); },
-      limits(max_fingerprints_));
+      limits(reply.body, max_fingerprints_));
   if (!message || !is_full(message->kind)) {
     why = message ? "not a full summary" : "summary rejected: " + message.error().message();
     co_return std::nullopt;
