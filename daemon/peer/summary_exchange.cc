@@ -534,8 +534,7 @@ void SummaryExchange::publish_round(bool delta_due, SteadyTime now, bool want_fu
     // A full is the set at a mark: a peer due one when the set changed since
     // the last mark waits for no threshold, the round is now.
     want_full = want_full || full_wanted(now);
-    const bool stale = sequence_ == 0 || !(full_ && full_sequence_ == sequence_);
-    if (want_full && stale && !delta_due) delta_due = !current_full();
+    if (want_full && !delta_due) delta_due = !current_full();
     if (delta_due) delta = publish_fingerprints(now, want_full);
   } else if (delta_due) {
     auto changes = store_.take_filter_delta();
