@@ -101,18 +101,18 @@ int run_daemon(config::Config config, const std::string& config_path) {
   }
   const auto universe = fingerprint_universe(config);
   if (!universe) {
-    log.error("filter: no fingerprint universe for " +
-              std::to_string(config::filter_expected_entries(config)) +
-              " entries (filter.expected_entries, filter.target_fpr): " +
-              universe.error().message());
+    log.error(
+        "filter: no fingerprint universe for " +
+        std::to_string(config::filter_expected_entries(config)) +
+        " entries (filter.expected_entries, filter.target_fpr): " + universe.error().message());
     return 1;
   }
   if (*universe > 0) {
     log.info("filter: fingerprint summaries, universe " + std::to_string(*universe) + " for " +
              std::to_string(config::filter_expected_entries(config)) + " entries");
   } else {
-    log.info("filter: m = " + std::to_string(params->m) + " counters, k = " +
-             std::to_string(params->k) + " for " +
+    log.info("filter: m = " + std::to_string(params->m) +
+             " counters, k = " + std::to_string(params->k) + " for " +
              std::to_string(config::filter_expected_entries(config)) + " entries");
   }
   auto store = Store::open(store_options(config, *params, *universe, log));

@@ -86,8 +86,8 @@ bool PeerService::start() {
     return false;
   }
   if (c.sharing == config::Sharing::summary) {
-    exchange_ = std::make_unique<SummaryExchange>(io_.get_executor(), config_, store_, log_,
-                                                  table_, directory_, fingerprints_);
+    exchange_ = std::make_unique<SummaryExchange>(io_.get_executor(), config_, store_, log_, table_,
+                                                  directory_, fingerprints_);
     exchange_->on_grace_over([this](const Peer& peer) {
       // A discovered peer that stays away leaves the table too; one named in
       // the config or added by the admin stays, and is pulled when it returns.
@@ -503,9 +503,9 @@ PeerStatusList PeerService::status() const {
     const double fp_share = entries == 0 ? 0.0
                                          : static_cast<double>(fingerprints_.size_of(*slot)) /
                                                static_cast<double>(entries);
-    const double bloom_share = bits == 0 ? 0.0
-                                         : static_cast<double>(directory_.params_of(*slot).m) /
-                                               static_cast<double>(bits);
+    const double bloom_share =
+        bits == 0 ? 0.0
+                  : static_cast<double>(directory_.params_of(*slot).m) / static_cast<double>(bits);
     p.summary_memory_bytes =
         static_cast<std::uint64_t>(fp_share * static_cast<double>(fingerprint_bytes) +
                                    bloom_share * static_cast<double>(bloom_bytes)) +

@@ -55,10 +55,9 @@ std::uint64_t fingerprint_payload_bound_for(bool full, std::uint64_t universe,
 std::uint64_t summary_message_bound(std::uint64_t max_m, std::uint64_t max_fingerprints,
                                     std::size_t node_id_bytes) {
   const std::uint64_t changes = protocol::DecodeLimits{}.max_changes;
-  const std::uint64_t fingerprints =
-      std::max(fingerprint_payload_bound_for(true, filters::kMaxUniverse, max_fingerprints, changes),
-               fingerprint_payload_bound_for(false, filters::kMaxUniverse, max_fingerprints,
-                                             changes));
+  const std::uint64_t fingerprints = std::max(
+      fingerprint_payload_bound_for(true, filters::kMaxUniverse, max_fingerprints, changes),
+      fingerprint_payload_bound_for(false, filters::kMaxUniverse, max_fingerprints, changes));
   return std::max(protocol::message_bound(max_m, changes, node_id_bytes),
                   protocol::message_overhead_bound(node_id_bytes) + fingerprints);
 }

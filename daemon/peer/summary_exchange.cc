@@ -265,8 +265,8 @@ Verdict SummaryExchange::admit(const SummaryHead& head, std::size_t& peer) {
   }
   if (slot != PeerTable::kSlots) {
     limits.known = true;
-    limits.max_message = summary_message_bound(max_filter_bits_, max_fingerprints_,
-                                               head.node->size());
+    limits.max_message =
+        summary_message_bound(max_filter_bits_, max_fingerprints_, head.node->size());
   }
   if (Verdict v = check_head(head, limits)) return v;
   peer = slot;
@@ -352,7 +352,7 @@ std::shared_ptr<const std::string> SummaryExchange::current_full() {
 }
 
 std::shared_ptr<const std::string> SummaryExchange::publish_fingerprints(SteadyTime now,
-                                                                        bool want_full) {
+                                                                         bool want_full) {
   FingerprintRound round = store_.take_fingerprint_round(want_full);
   const std::uint64_t base = sequence_++;
   last_publish_ = now;
@@ -381,8 +381,7 @@ std::shared_ptr<const std::string> SummaryExchange::publish_fingerprints(SteadyT
 bool SummaryExchange::full_wanted(SteadyTime now) const {
   std::lock_guard lock(table_.mutex());
   for (const auto& lane : lanes_) {
-    if (lane && !lane->pushing && now >= lane->peer->link.retry_at &&
-        lane->peer->link.needs_full) {
+    if (lane && !lane->pushing && now >= lane->peer->link.retry_at && lane->peer->link.needs_full) {
       return true;
     }
   }
@@ -390,8 +389,9 @@ bool SummaryExchange::full_wanted(SteadyTime now) const {
 }
 
 SummaryResponse SummaryExchange::receive(const SummaryRequest& request) {
-  auto message = protocol::decode(request.body, [this](std::string_view id) { return secret_for(id); },
-                                 limits(request.body, max_fingerprints_));
+  auto message = protocol::decode(
+      request.body, [this](std::string_view id) { return secret_for(id); },
+      limits(request.body, max_fingerprints_));
   if (!message) {
     if (PeerLane* lane = lane_of(request.from)) {
       lane->peer->counters.messages_rejected.fetch_add(1, std::memory_order_relaxed);
@@ -711,8 +711,9 @@ awaitable<void> SummaryExchange::pull_from(std::shared_ptr<PeerLane> lane) {
   }
   peer.counters.messages_received.fetch_add(1, std::memory_order_relaxed);
   peer.counters.bytes_received.fetch_add(reply.body.size(), std::memory_order_relaxed);
-  auto message = protocol::decode(reply.body, [this](std::string_view id) { return secret_for(id); },
-                                 limits(reply.body, max_fingerprints_));
+  auto message = protocol::decode(
+      reply.body, [this](std::string_view id) { return secret_for(id); },
+      limits(reply.body, max_fingerprints_));
   if (!message || message->info.node_id != peer.config.id || !is_full(message->kind)) {
     peer.counters.messages_rejected.fetch_add(1, std::memory_order_relaxed);
     const std::string why = message ? "not a full summary of that peer" : message.error().message();

@@ -39,7 +39,7 @@ struct DiskCandidate {
 
 struct IndexSnapshot {
   std::vector<filters::Hash128> keys;
-  std::optional<filters::CountingBloomFilter> filter;  // filter.kind counting-bloom
+  std::optional<filters::CountingBloomFilter> filter;     // filter.kind counting-bloom
   std::optional<filters::FingerprintTable> fingerprints;  // filter.kind fingerprint
 };
 

@@ -5,7 +5,6 @@
 // rolling change of filter.kind) routes misses both ways.
 
 #include <nlohmann/json.hpp>
-
 #include <thread>
 
 #include "tests/daemon/admin/promtool.h"
@@ -168,7 +167,8 @@ TEST_F(ClusterFingerprint, APeersSetOverPeerMaxFingerprintsIsRefusedAndCounted) 
   ASSERT_TRUE(start_cluster({.nodes = 2,
                              .extra_cluster_json = R"("peer_max_fingerprints": 1024,)",
                              .extra_json = kFingerprints}));
-  for (int i = 0; i < 1030; ++i) fetch(0, "/obj/many-" + std::to_string(i) + "?max_age=600&size=10");
+  for (int i = 0; i < 1030; ++i)
+    fetch(0, "/obj/many-" + std::to_string(i) + "?max_age=600&size=10");
   ASSERT_TRUE(nodes_[1].process->wait_for_line("refused .*cluster.peer_max_fingerprints",
                                                std::chrono::seconds(20), Output::err))
       << log_of(1);

@@ -43,7 +43,8 @@ std::string node_config(const ClusterNode& self, const std::vector<ClusterNode>&
               ? R"(, {"address": "::1", "port": )" + std::to_string(self.http_port) + "}"
               : "") +
          R"(],
-    )" + o.extra_json + node_extra(self, all, o) +
+    )" + o.extra_json +
+         node_extra(self, all, o) +
          R"(
     "admin": {"address": "127.0.0.1", "port": )" +
          std::to_string(self.admin_port) + R"(, "token": ")" + kAdminToken + R"("},

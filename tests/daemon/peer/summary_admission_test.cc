@@ -196,8 +196,8 @@ TEST_F(FixedHeader, AFingerprintSetsUniverseIsNotBoundByTheBloomCap) {
   // 10^6 URLs at p = 0.24%: U = 4.2 * 10^8, far over a Bloom filter's 2^20
   // here, in about 10.2 bits per URL on the wire.
   std::uint64_t length = 0;
-  const std::string first = fingerprint_header(protocol::MessageKind::fingerprint_full,
-                                               417'701'000, 1'000'000, 1'300'000, length);
+  const std::string first = fingerprint_header(protocol::MessageKind::fingerprint_full, 417'701'000,
+                                               1'000'000, 1'300'000, length);
   EXPECT_FALSE(check_fixed_header(first, "node-b", length, 1 << 20, kChanges, facts_, 1 << 20));
   std::uint64_t delta_length = 0;
   const std::string delta = fingerprint_header(protocol::MessageKind::fingerprint_delta,
@@ -209,8 +209,8 @@ TEST_F(FixedHeader, AFingerprintSetsUniverseIsNotBoundByTheBloomCap) {
 TEST_F(FixedHeader, AFingerprintSetOverTheCapOrTheUniverseLimitIs413) {
   std::uint64_t length = 0;
   // One more fingerprint than cluster.peer_max_fingerprints lets this node hold.
-  std::string first = fingerprint_header(protocol::MessageKind::fingerprint_full, 1 << 30,
-                                         1025, 2000, length);
+  std::string first =
+      fingerprint_header(protocol::MessageKind::fingerprint_full, 1 << 30, 1025, 2000, length);
   Verdict v = check_fixed_header(first, "node-b", length, 1 << 20, kChanges, facts_, 1024);
   EXPECT_EQ(v.status, 413U);
   EXPECT_EQ(v.reason, Refusal::too_large);
@@ -220,14 +220,14 @@ TEST_F(FixedHeader, AFingerprintSetOverTheCapOrTheUniverseLimitIs413) {
   EXPECT_EQ(check_fixed_header(first, "node-b", length, 1 << 20, kChanges, facts_, 1024).status,
             413U);
   // A universe past filters::kMaxUniverse.
-  first = fingerprint_header(protocol::MessageKind::fingerprint_full, filters::kMaxUniverse + 1,
-                             10, 100, length);
+  first = fingerprint_header(protocol::MessageKind::fingerprint_full, filters::kMaxUniverse + 1, 10,
+                             100, length);
   EXPECT_EQ(check_fixed_header(first, "node-b", length, 1 << 20, kChanges, facts_, 1024).status,
             413U);
   // More payload than 1024 fingerprints in that universe can take.
   const std::uint64_t bound = fingerprint_payload_bound_for(true, 1 << 30, 1024, kChanges);
-  first = fingerprint_header(protocol::MessageKind::fingerprint_full, 1 << 30, 1000, bound + 1,
-                             length);
+  first =
+      fingerprint_header(protocol::MessageKind::fingerprint_full, 1 << 30, 1000, bound + 1, length);
   v = check_fixed_header(first, "node-b", length, 1 << 20, kChanges, facts_, 1024);
   EXPECT_EQ(v.status, 413U);
   EXPECT_EQ(v.reason, Refusal::too_large);
