@@ -6,6 +6,7 @@
 #include "daemon/peer/cluster_tls.h"
 #include "daemon/peer/membership_plan.h"
 #include "daemon/peer/peer_sources.h"
+#include "filters/filter_error.h"
 #include "protocol/decode.h"
 #include "protocol/encode.h"
 #include "protocol/invalidation_message.h"
