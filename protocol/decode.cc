@@ -2,6 +2,7 @@
 
 #include "filters/hashing.h"
 #include "protocol/delta_payload.h"
+#include "protocol/fingerprint_payload.h"
 #include "protocol/full_payload.h"
 #include "protocol/message_tag.h"
 #include "protocol/node_id.h"
@@ -74,28 +75,34 @@ std::error_code authenticate(const Frame& f, const SecretLookup& secret_for) {
 // Step 7: the authenticated fields, each against its cap and the others.
 Result<SummaryMessage> read_fields(const Frame& f, const DecodeLimits& limits) {
   const WireHeader& h = f.header;
-  const bool full = h.kind == static_cast<std::uint8_t>(MessageKind::full);
-  const bool delta = h.kind == static_cast<std::uint8_t>(MessageKind::delta);
+  const auto is = [&](MessageKind kind) { return h.kind == static_cast<std::uint8_t>(kind); };
+  const bool full = is(MessageKind::full);
+  const bool fingerprint = is(MessageKind::fingerprint_full) || is(MessageKind::fingerprint_delta);
+  const bool full_kind = full || is(MessageKind::fingerprint_full);
   const bool raw = h.compression == static_cast<std::uint8_t>(Compression::raw);
   const bool coded = h.compression == static_cast<std::uint8_t>(Compression::rice_gaps);
   const std::uint8_t allowed_flags = full && coded ? kFlagCodesZeros : 0;
-  if (!(full && (raw || coded)) && !(delta && coded)) return fail(ProtocolErrc::bad_encoding);
+  if (!(full && (raw || coded)) && !((is(MessageKind::delta) || fingerprint) && coded)) {
+    return fail(ProtocolErrc::bad_encoding);
+  }
+  // The last term: a fingerprint kind that a version-1 reader would not
+  // refuse (docs/protocol.md, "Versions").
   if ((h.flags & ~allowed_flags) != 0 || h.rice_parameter > kMaxRiceParameter ||
-      (raw && h.rice_parameter != 0)) {
+      (raw && h.rice_parameter != 0) || (fingerprint && h.min_version < kFingerprintVersion)) {
     return fail(ProtocolErrc::bad_encoding);
   }
   if (!filters::Hasher::known(h.hash_id)) return fail(ProtocolErrc::unknown_hash);
   auto hasher = filters::Hasher::create(static_cast<filters::HashId>(h.hash_id), h.seed);
   if (!hasher) return fail(ProtocolErrc::bad_encoding);
-  if (h.m == 0 || h.k == 0) return fail(ProtocolErrc::bad_encoding);
+  if (h.m == 0 || h.k == 0 || (fingerprint && h.k != 1)) return fail(ProtocolErrc::bad_encoding);
   if (h.m > limits.max_m || h.k > limits.max_k) return fail(ProtocolErrc::over_cap);
   if (filters::validate({h.m, h.k})) return fail(ProtocolErrc::over_cap);
-  if (full ? h.base_sequence != 0 : h.sequence <= h.base_sequence) {
+  if (full_kind ? h.base_sequence != 0 : h.sequence <= h.base_sequence) {
     return fail(ProtocolErrc::bad_encoding);
   }
 
   SummaryMessage message;
-  message.kind = full ? MessageKind::full : MessageKind::delta;
+  message.kind = static_cast<MessageKind>(h.kind);
   message.version = h.version;
   message.min_version = h.min_version;
   message.compression = raw ? Compression::raw : Compression::rice_gaps;
@@ -109,6 +116,39 @@ Result<SummaryMessage> read_fields(const Frame& f, const DecodeLimits& limits) {
   return message;
 }
 
+// Steps 8 and 9, by kind.
+std::error_code read_payload(const WireHeader& h, std::string_view payload,
+                             const DecodeLimits& limits, SummaryMessage& message) {
+  switch (message.kind) {
+    case MessageKind::full: {
+      auto bits = decode_full_payload(h, message.info.hasher, payload);
+      if (!bits) return bits.error();
+      message.bits = std::move(bits).value();
+      return {};
+    }
+    case MessageKind::delta: {
+      auto changes = decode_delta_payload(h, limits.max_changes, payload);
+      if (!changes) return changes.error();
+      message.changes = std::move(changes).value();
+      return {};
+    }
+    case MessageKind::fingerprint_full: {
+      auto sorted = decode_fingerprint_full_payload(h, limits.max_fingerprints, payload);
+      if (!sorted) return sorted.error();
+      message.fingerprints.added = std::move(sorted).value();
+      return {};
+    }
+    case MessageKind::fingerprint_delta: {
+      auto delta =
+          decode_fingerprint_delta_payload(h, limits.max_fingerprints, limits.max_changes, payload);
+      if (!delta) return delta.error();
+      message.fingerprints = std::move(delta).value();
+      return {};
+    }
+  }
+  return fail(ProtocolErrc::bad_encoding);  // read_fields admits no other kind
+}
+
 }  // namespace
 
 Result<SummaryMessage> decode(std::string_view bytes, const SecretLookup& secret_for,
@@ -118,15 +158,7 @@ Result<SummaryMessage> decode(std::string_view bytes, const SecretLookup& secret
   if (auto ec = authenticate(*frame, secret_for)) return ec;
   auto message = read_fields(*frame, limits);
   if (!message) return message.error();
-  if (message->kind == MessageKind::full) {
-    auto bits = decode_full_payload(frame->header, message->info.hasher, frame->payload);
-    if (!bits) return bits.error();
-    message->bits = std::move(bits).value();
-  } else {
-    auto changes = decode_delta_payload(frame->header, limits.max_changes, frame->payload);
-    if (!changes) return changes.error();
-    message->changes = std::move(changes).value();
-  }
+  if (auto ec = read_payload(frame->header, frame->payload, limits, *message)) return ec;
   message->wire_bytes = bytes.size();
   return message;
 }

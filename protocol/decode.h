@@ -22,7 +22,9 @@ struct DecodeLimits {
   std::size_t max_message_bytes = 64u << 20;
   // A delta of more changes costs more than a full summary of any realistic filter.
   std::uint64_t max_changes = 1ULL << 24;
-  // Fingerprints in a fingerprint_full (a slot of the receiver's directory holds no more).
+  // Fingerprints in a set the receiver takes: a fingerprint_full's count, a
+  // fingerprint_delta's set before and after (a slot of the receiver's
+  // directory holds no more).
   std::uint64_t max_fingerprints = 1ULL << 26;
 };
 

@@ -1,6 +1,8 @@
 #include "protocol/encode.h"
 
 #include "protocol/delta_payload.h"
+#include "protocol/fingerprint_lists.h"
+#include "protocol/fingerprint_payload.h"
 #include "protocol/full_payload.h"
 #include "protocol/message_tag.h"
 #include "protocol/node_id.h"
@@ -10,9 +12,15 @@
 namespace sumcache::protocol {
 namespace {
 
+bool fingerprint_kind(MessageKind kind) {
+  return kind == MessageKind::fingerprint_full || kind == MessageKind::fingerprint_delta;
+}
+
 Result<std::string> seal(const SummaryInfo& info, MessageKind kind, std::uint64_t base_sequence,
                          const EncodedPayload& payload, std::string_view secret) {
   WireHeader h;
+  // docs/protocol.md, "Versions": a version-1 reader must refuse the fingerprint kinds.
+  if (fingerprint_kind(kind)) h.version = h.min_version = kFingerprintVersion;
   h.kind = static_cast<std::uint8_t>(kind);
   h.compression = static_cast<std::uint8_t>(payload.compression);
   h.hash_id = static_cast<std::uint8_t>(info.hasher.id());
@@ -61,6 +69,26 @@ std::error_code check_delta(const SummaryInfo& info, std::uint64_t base_sequence
   return {};
 }
 
+std::error_code check_fingerprint_full(const SummaryInfo& info,
+                                       std::span<const std::uint64_t> sorted) {
+  if (auto ec = check_summary(info)) return ec;
+  if (info.params.k != 1 || info.entries != sorted.size() ||
+      !sorted_below(sorted, info.params.m, false)) {
+    return ProtocolErrc::invalid_summary;
+  }
+  return {};
+}
+
+std::error_code check_fingerprint_delta(const SummaryInfo& info, std::uint64_t base_sequence,
+                                        const filters::FingerprintDelta& delta) {
+  if (auto ec = check_summary(info)) return ec;
+  if (info.params.k != 1 || base_sequence >= info.sequence ||
+      !valid_fingerprint_delta(delta, info.entries, info.params.m)) {
+    return ProtocolErrc::invalid_summary;
+  }
+  return {};
+}
+
 Result<std::string> encode_full(const SummaryInfo& info, const filters::BloomFilter& bits,
                                 std::string_view secret) {
   if (auto ec = check_summary(info)) return ec;
@@ -75,6 +103,22 @@ Result<std::string> encode_delta(const SummaryInfo& info, std::uint64_t base_seq
                                  std::string_view secret) {
   if (auto ec = check_delta(info, base_sequence, changes)) return ec;
   return seal(info, MessageKind::delta, base_sequence, encode_delta_payload(changes), secret);
+}
+
+Result<std::string> encode_fingerprint_full(const SummaryInfo& info,
+                                            std::span<const std::uint64_t> sorted,
+                                            std::string_view secret) {
+  if (auto ec = check_fingerprint_full(info, sorted)) return ec;
+  return seal(info, MessageKind::fingerprint_full, 0, encode_fingerprint_full_payload(sorted),
+              secret);
+}
+
+Result<std::string> encode_fingerprint_delta(const SummaryInfo& info, std::uint64_t base_sequence,
+                                             const filters::FingerprintDelta& delta,
+                                             std::string_view secret) {
+  if (auto ec = check_fingerprint_delta(info, base_sequence, delta)) return ec;
+  return seal(info, MessageKind::fingerprint_delta, base_sequence,
+              encode_fingerprint_delta_payload(delta), secret);
 }
 
 }  // namespace sumcache::protocol

@@ -47,5 +47,13 @@ std::error_code check_summary(const SummaryInfo& info);
 // check_summary, then invalid_summary unless the changes and sequences meet encode_delta's terms.
 std::error_code check_delta(const SummaryInfo& info, std::uint64_t base_sequence,
                             std::span<const filters::BitChange> changes);
+// check_summary, then invalid_summary unless k = 1, entries = sorted.size()
+// and `sorted` is ascending and below m.
+std::error_code check_fingerprint_full(const SummaryInfo& info,
+                                       std::span<const std::uint64_t> sorted);
+// check_summary, then invalid_summary unless k = 1, base_sequence < sequence,
+// and the delta meets encode_fingerprint_delta's terms.
+std::error_code check_fingerprint_delta(const SummaryInfo& info, std::uint64_t base_sequence,
+                                        const filters::FingerprintDelta& delta);
 
 }  // namespace sumcache::protocol

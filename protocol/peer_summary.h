@@ -2,6 +2,7 @@
 // A peer's summary as the receiving node holds it, advanced by the full and
 // delta messages that peer sends (rules: docs/protocol.md, "Receiver state").
 
+#include <cassert>
 #include <cstdint>
 #include <optional>
 #include <system_error>
@@ -30,23 +31,33 @@ class PeerSummary {
   // commit() it; false: an old replay, ignore it; or the error apply() would
   // return, by the same rules (a fingerprint delta on a Bloom state, or the
   // reverse, is params_mismatch).
+  // The result's operator bool is "no error"; *result is the verdict. A
+  // fingerprint delta also needs its base size (entries + removed - added)
+  // to be the size held, else sequence_gap: it was computed from another set.
+  // apply() of a fingerprint message is admit() then commit(), for a holder
+  // without a directory.
   Result<bool> admit(const SummaryMessage& message) const;
   void commit(const SummaryMessage& message);  // requires admit(message) == true
-  bool holds_fingerprints() const;
+  bool holds_fingerprints() const { return fingerprints_; }
 
-  bool has_state() const { return bits_.has_value(); }
+  bool has_state() const { return bits_.has_value() || fingerprints_; }
   std::uint64_t epoch() const { return info_.epoch; }
   std::uint64_t sequence() const { return info_.sequence; }
   std::uint64_t entries() const { return info_.entries; }
   const SummaryInfo& info() const { return info_; }
-  const filters::BloomFilter& bits() const { return *bits_; }  // requires has_state()
+  // Requires has_state() && !holds_fingerprints().
+  const filters::BloomFilter& bits() const {
+    assert(bits_.has_value());
+    return *bits_;
+  }
 
  private:
-  std::error_code apply_full(const SummaryMessage& message);
-  std::error_code apply_delta(const SummaryMessage& message);
+  Result<bool> admit_full(const SummaryMessage& message) const;
+  Result<bool> admit_delta(const SummaryMessage& message) const;
 
   SummaryInfo info_;
-  std::optional<filters::BloomFilter> bits_;
+  std::optional<filters::BloomFilter> bits_;  // a Bloom state
+  bool fingerprints_ = false;                 // a fingerprint state: the info alone
 };
 
 }  // namespace sumcache::protocol

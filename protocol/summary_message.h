@@ -27,7 +27,7 @@ struct SummaryInfo {            // who sent it, and of which filter
 
 struct SummaryMessage {
   MessageKind kind = MessageKind::full;
-  std::uint16_t version = kVersion, min_version = kMinVersion;
+  std::uint16_t version = kBloomVersion, min_version = kMinVersion;
   Compression compression = Compression::raw;
   SummaryInfo info;
   std::uint64_t base_sequence = 0;           // delta: the state it applies on

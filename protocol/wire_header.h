@@ -20,7 +20,7 @@ inline constexpr std::uint8_t kFlagCodesZeros = 1;    // a rice-coded full lists
 inline constexpr unsigned kMaxRiceParameter = 63;
 
 struct WireHeader {
-  std::uint16_t version = kVersion;
+  std::uint16_t version = kBloomVersion;
   std::uint16_t min_version = kMinVersion;
   std::uint16_t header_bytes = kHeaderBytes;
   std::uint8_t kind = 0;

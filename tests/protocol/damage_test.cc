@@ -30,9 +30,7 @@ std::vector<std::string> sample_messages() {
   for (const auto& golden : testing::golden_messages()) {
     auto msg = golden.message;
     msg.info.node_id = "node-a";
-    out.push_back(msg.kind == MessageKind::full
-                      ? encode_full(msg.info, *msg.bits, kSecret).value()
-                      : encode_delta(msg.info, msg.base_sequence, msg.changes, kSecret).value());
+    out.push_back(testing::encode_message(msg, kSecret));
   }
   return out;
 }

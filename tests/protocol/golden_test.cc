@@ -1,10 +1,12 @@
 // Golden files pin the wire format byte for byte. To change the format on
 // purpose, regenerate them and commit them with the format change and a note
 // in docs/protocol.md:
-//   SUMCACHE_WRITE_GOLDEN=1 build/release/tests/protocol/protocol_test --gtest_filter='Golden*'
+//   SUMCACHE_WRITE_GOLDEN=1 build/pch/tests/protocol/protocol_test --gtest_filter='Golden*'
+// (it rewrites every file; those of an unchanged format come out the same).
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -58,8 +60,8 @@ TEST(Golden, FilesDecodeToTheFixedInputs) {
     const SummaryMessage& want = golden.message;
     EXPECT_EQ(decoded->kind, want.kind) << golden.file;
     EXPECT_EQ(decoded->compression, want.compression) << golden.file;
-    EXPECT_EQ(decoded->version, kVersion);
-    EXPECT_EQ(decoded->min_version, kMinVersion);
+    EXPECT_EQ(decoded->version, want.version) << golden.file;
+    EXPECT_EQ(decoded->min_version, want.min_version) << golden.file;
     EXPECT_EQ(decoded->info.node_id, want.info.node_id);
     EXPECT_EQ(decoded->info.epoch, want.info.epoch);
     EXPECT_EQ(decoded->info.sequence, want.info.sequence);
@@ -69,6 +71,7 @@ TEST(Golden, FilesDecodeToTheFixedInputs) {
     EXPECT_EQ(decoded->base_sequence, want.base_sequence);
     EXPECT_EQ(decoded->bits, want.bits) << golden.file;
     EXPECT_EQ(decoded->changes, want.changes) << golden.file;
+    EXPECT_EQ(decoded->fingerprints, want.fingerprints) << golden.file;
     EXPECT_EQ(decoded->wire_bytes, bytes.size());
   }
 }
@@ -81,6 +84,34 @@ TEST(Golden, HeaderStartsWithMagicAndVersionPairAtFixedOffsets) {
   EXPECT_EQ(bytes.substr(8, 2), std::string("\x54\x00", 2));          // header_bytes 84
   EXPECT_EQ(bytes.substr(10, 2), std::string("\x01\x01", 2));         // full, rice_gaps
   EXPECT_EQ(bytes.substr(kHeaderBytes, 6), "node-a");
+}
+
+TEST(Golden, FingerprintKindsAreVersionTwoSoVersionOneReadersRefuseThem) {
+  // A version-1 reader refuses a min_version above 1 before the tag and the kind.
+  for (const char* file : {"fingerprint_full.bin", "fingerprint_delta.bin"}) {
+    const std::string bytes = read_file(golden_path(file));
+    ASSERT_GE(bytes.size(), kHeaderBytes) << file;
+    EXPECT_EQ(bytes.substr(4, 4), std::string("\x02\x00\x02\x00", 4)) << file;
+    EXPECT_EQ(bytes.substr(8, 2), std::string("\x54\x00", 2)) << file;           // header_bytes 84
+    EXPECT_EQ(bytes[11], '\x01') << file;                                        // rice_gaps
+    EXPECT_EQ(bytes.substr(16, 4), std::string("\x01\x00\x00\x00", 4)) << file;  // k = 1
+  }
+  EXPECT_EQ(read_file(golden_path("fingerprint_full.bin"))[10], '\x05');
+  EXPECT_EQ(read_file(golden_path("fingerprint_delta.bin"))[10], '\x06');
+  // The Bloom kinds stay version 1 for every older reader.
+  EXPECT_EQ(read_file(golden_path("delta.bin")).substr(4, 4), std::string("\x01\x00\x01\x00", 4));
+}
+
+TEST(Golden, FingerprintInputsHaveRepeatsAndAChangeOfEachKind) {
+  const auto messages = golden_messages();
+  const auto& full = messages[4].message.fingerprints.added;
+  ASSERT_EQ(messages[4].file, "fingerprint_full.bin");
+  EXPECT_NE(std::adjacent_find(full.begin(), full.end()), full.end());
+  const auto& delta = messages[5].message.fingerprints;
+  ASSERT_EQ(messages[5].file, "fingerprint_delta.bin");
+  EXPECT_EQ(delta.removed_ranks.size(), 30U);
+  EXPECT_EQ(delta.added.size(), 41U);
+  EXPECT_NE(std::adjacent_find(delta.added.begin(), delta.added.end()), delta.added.end());
 }
 
 }  // namespace

@@ -37,7 +37,8 @@ TEST(RoundTrip, FullSummaryOfAnyShapeDecodesToTheSameBitsAndInfo) {
         EXPECT_EQ(back->info.hasher, info.hasher);
         EXPECT_EQ(back->info.entries, info.entries);
         EXPECT_EQ(back->wire_bytes, wire.size());
-        EXPECT_EQ(back->version, kVersion);
+        EXPECT_EQ(back->version, kBloomVersion);
+        EXPECT_EQ(back->min_version, kMinVersion);
       }
     }
   }
