@@ -34,32 +34,22 @@ std::uint64_t peer_max_fingerprints(const config::Config& config) {
                                    std::uint64_t{1} << 20, std::uint64_t{1} << 26);
 }
 
-std::uint64_t fingerprint_payload_bound(std::uint64_t universe, std::uint64_t count) {
-  // delta_payload_bound caps the count at the universe: so does a multiset's
-  // gap code only when no value repeats, so repeats pay their 6 bits here.
-  const std::uint64_t c = std::max<std::uint64_t>(count, 1);
-  const std::uint64_t spread = std::max(universe, c);
-  return protocol::delta_payload_bound(spread, c) + 64;
-}
-
 std::uint64_t fingerprint_payload_bound_for(bool full, std::uint64_t universe,
                                             std::uint64_t max_fingerprints,
                                             std::uint64_t max_changes) {
-  if (full) return fingerprint_payload_bound(universe, max_fingerprints);
-  // A delta removes ranks of a set of at most max_fingerprints and adds at
-  // most that many: the set after it is held to the same cap.
-  const std::uint64_t c = std::min(max_changes, max_fingerprints);
-  return fingerprint_payload_bound(max_fingerprints, c) + fingerprint_payload_bound(universe, c);
+  if (full) return protocol::fingerprint_full_payload_bound(universe, max_fingerprints);
+  // The set after a delta is held to the cap too: it adds at most that many.
+  return protocol::fingerprint_delta_payload_bound(universe, max_fingerprints,
+                                                   std::min(max_changes, max_fingerprints));
 }
 
 std::uint64_t summary_message_bound(std::uint64_t max_m, std::uint64_t max_fingerprints,
                                     std::size_t node_id_bytes) {
   const std::uint64_t changes = protocol::DecodeLimits{}.max_changes;
-  const std::uint64_t fingerprints = std::max(
-      fingerprint_payload_bound_for(true, filters::kMaxUniverse, max_fingerprints, changes),
-      fingerprint_payload_bound_for(false, filters::kMaxUniverse, max_fingerprints, changes));
   return std::max(protocol::message_bound(max_m, changes, node_id_bytes),
-                  protocol::message_overhead_bound(node_id_bytes) + fingerprints);
+                  protocol::fingerprint_message_bound(filters::kMaxUniverse, max_fingerprints,
+                                                      std::min(changes, max_fingerprints),
+                                                      node_id_bytes));
 }
 
 const char* to_string(Refusal r) {

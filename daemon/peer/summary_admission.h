@@ -54,14 +54,10 @@ std::string printable_id(std::string_view id);
 // fingerprint directory's slot cap).
 std::uint64_t peer_max_fingerprints(const config::Config& config);
 
-// The most payload bytes a conforming encoder writes for `count` ascending
-// values below `universe`, Rice coded: count * (ceil(log2(ceil(universe /
-// count))) + 6) bits (protocol::delta_payload_bound's rule, protocol.md
-// "Size bounds"), plus 64 bytes for the payload's own counts and parameters.
-std::uint64_t fingerprint_payload_bound(std::uint64_t universe, std::uint64_t count);
-// A fingerprint_full of at most max_fingerprints, or a fingerprint_delta of
-// at most max_changes ranks in such a set and max_changes additions, in any
-// universe up to filters::kMaxUniverse.
+// The payload bound (protocol/message_bounds.h) of a fingerprint_full of at
+// most max_fingerprints in `universe`, or of a fingerprint_delta leaving at
+// most that many: it removes and adds at most min(max_changes,
+// max_fingerprints) each.
 std::uint64_t fingerprint_payload_bound_for(bool full, std::uint64_t universe,
                                             std::uint64_t max_fingerprints,
                                             std::uint64_t max_changes);
