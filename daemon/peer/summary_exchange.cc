@@ -482,25 +482,32 @@ SummaryResponse SummaryExchange::apply_fingerprints(Peer& peer,
   if (!*admitted) return answer(204, {});  // an old replay: nothing to do
   const bool full = message.kind == protocol::MessageKind::fingerprint_full;
   const auto& f = message.fingerprints;
-  const auto ec = full ? fingerprints_.set(peer.slot, message.info.params.m, f.added)
-                       : fingerprints_.apply(peer.slot, f.removed_ranks, f.added);
+  // Fingerprints are probed with this node's hash of the key: another hash
+  // would claim the wrong keys (the Bloom directory refuses it alike).
+  const std::error_code ec =
+      message.info.hasher != fingerprints_.hasher()
+          ? make_error_code(filters::FilterErrc::parameter_mismatch)
+      : full ? fingerprints_.set(peer.slot, message.info.params.m, f.added)
+             : fingerprints_.apply(peer.slot, f.removed_ranks, f.added);
   if (ec) {
     // Nothing of it is claimed until a full fits: a delta that does not fit
-    // the set held asks for one (409); a set over the cap is refused (400),
-    // as resending it would not help.
+    // the set held asks for one (409); a set over the cap, or of another
+    // hash, is refused (400), as resending it would not help.
     fingerprints_.clear(peer.slot);
     peer.counters.messages_rejected.fetch_add(1, std::memory_order_relaxed);
     fingerprints_refused_.fetch_add(1, std::memory_order_relaxed);
     link.last_error = "fingerprint summary not usable: " + ec.message();
     const bool too_large = ec == filters::FilterErrc::too_large;
+    const bool refused = too_large || ec == filters::FilterErrc::parameter_mismatch;
     if (const auto held = fingerprint_log_.admit(LogLimiter::Clock::now())) {
       log_.warn("peer " + peer.config.id + ": " + link.last_error +
                 (too_large ? " (over cluster.peer_max_fingerprints, " +
                                  std::to_string(max_fingerprints_) + ")"
+                 : refused ? " (its hash is not this node's)"
                            : ": asked for a full one") +
                 (*held > 0 ? " (and " + std::to_string(*held) + " more refused)" : ""));
     }
-    return answer(too_large ? 400 : 409, ec.message() + "\n");
+    return answer(refused ? 400 : 409, ec.message() + "\n");
   }
   link.summary.commit(message);
   // A peer that sent a Bloom filter before (a rolling change of filter.kind).
