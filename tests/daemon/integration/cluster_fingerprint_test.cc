@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "filters/hashing.h"
+#include "protocol/encode.h"
 #include "tests/daemon/admin/promtool.h"
 #include "tests/daemon/integration/cluster_fixture.h"
 
@@ -16,6 +18,9 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* kFingerprints = R"("filter": {"kind": "fingerprint"},)";
+// The peer listener's summary route and type (docs/peers.md, "The exchange").
+constexpr const char* kSummaryPath = "/sumcache/v1/summary";
+constexpr const char* kSummaryType = "application/vnd.sumcache.summary";
 
 class ClusterFingerprint : public ClusterTest {
  protected:
@@ -180,6 +185,43 @@ TEST_F(ClusterFingerprint, APeersSetOverPeerMaxFingerprintsIsRefusedAndCounted) 
       << metrics;
   // What node-b held before stays (nothing over the cap was taken in).
   EXPECT_LE(peer_of(1, "node-a")["entries"].get<std::uint64_t>(), 1024U);
+}
+
+TEST_F(ClusterFingerprint, ASetTheDirectoryRefusesIsCountedLoggedAndClaimsNothing) {
+  ASSERT_TRUE(start_cluster({.nodes = 2, .extra_json = kFingerprints}));
+  fetch(1, "/obj/held-by-b?max_age=600");
+  ASSERT_TRUE(wait_for_entries(0, "node-b", 1));
+  const std::uint64_t universe = peer_of(0, "node-b")["m"].get<std::uint64_t>();
+  kill_node(1);
+  // A correctly signed full of node-b's, hashed with MD5 where node-a hashes
+  // with XXH3: its fingerprints would claim the wrong keys.
+  const auto md5 = filters::Hasher::create(filters::HashId::md5);
+  ASSERT_TRUE(md5.ok());
+  const protocol::SummaryInfo info{"node-b", 777, 1, {universe, 1}, *md5, 2};
+  const std::vector<std::uint64_t> set{5, universe - 1};
+  const auto message = protocol::encode_fingerprint_full(info, set, options_.secret);
+  ASSERT_TRUE(message.ok()) << message.error().message();
+  HttpClient peer_client({.host = "127.0.0.1",
+                          .port = nodes_[0].peer_port,
+                          .timeout = std::chrono::seconds(10),
+                          .reuse_connection = false});
+  const auto reply = peer_client.send({.method = "POST",
+                                       .target = kSummaryPath,
+                                       .headers = {{"X-Sumcache-Node", "node-b"},
+                                                   {"Content-Type", kSummaryType}},
+                                       .body = *message});
+  ASSERT_TRUE(reply.ok()) << reply.error().message();
+  EXPECT_EQ(reply->status, 400U) << reply->body;
+
+  // Counted, logged once with the reason, and node-b's slot claims nothing now.
+  const json peers = admin_json(0, "/peers");
+  EXPECT_EQ(peers["directory"]["fingerprints_refused"], 1);
+  EXPECT_EQ(peers["directory"]["fingerprint_entries"], 0);
+  EXPECT_NE(log_of(0).find("peer node-b: fingerprint summary not usable"), std::string::npos)
+      << log_of(0);
+  const std::string metrics = admin(0, "/metrics").body;
+  EXPECT_NE(metrics.find("\nsumcache_peer_fingerprints_refused_total 1\n"), std::string::npos)
+      << metrics;
 }
 
 }  // namespace
