@@ -73,6 +73,14 @@ TEST_F(ClusterFingerprint, FullAndDeltaSummariesRouteAMissToTheClaimingPeerOnly)
   EXPECT_EQ(x_cache(fetch(2, "/obj/fp-second?max_age=600&size=3000")), "PEER-HIT");
   EXPECT_EQ(origin_.log().count("/obj/fp-second"), 1U);
   EXPECT_EQ(access_log_of(1).find("/obj/fp-second"), std::string::npos);
+  // Every delta followed the set held: none was refused, no full was asked for.
+  for (std::size_t node : {1, 2}) {
+    const json a = peer_of(node, "node-a");
+    EXPECT_EQ(a["messages_rejected"], 0) << a;
+    EXPECT_EQ(a["last_error"], "") << a;
+  }
+  EXPECT_EQ(log_of(1).find("asked for a full one"), std::string::npos) << log_of(1);
+  EXPECT_EQ(log_of(2).find("asked for a full one"), std::string::npos) << log_of(2);
 }
 
 TEST_F(ClusterFingerprint, AnInvalidatedKeyLeavesThePeersDirectory) {
@@ -89,6 +97,7 @@ TEST_F(ClusterFingerprint, AnInvalidatedKeyLeavesThePeersDirectory) {
   EXPECT_EQ(count_matches(access_log_of(0), "/obj/fp-gone"), asked) << "node-a was asked";
   // The other key is still claimed.
   EXPECT_EQ(x_cache(fetch(1, "/obj/fp-kept?max_age=600")), "PEER-HIT");
+  EXPECT_EQ(peer_of(1, "node-a")["messages_rejected"], 0);
 }
 
 TEST_F(ClusterFingerprint, ARestartedFingerprintPeerIsHeldAgainFromItsFull) {
