@@ -8,10 +8,12 @@ from cluster import http_get
 SUMMARY_PATH = "/sumcache/v1/summary"
 
 
-def full_summary(peer_port):
-    """The node's current full summary as a peer would pull it: its size, and from
-    its v1 header (docs/protocol.md, "Layout") m, k, entries and the bits set."""
-    status, _, body = http_get(peer_port, SUMMARY_PATH)
+def full_summary(peer_port, as_node):
+    """The node's current full summary as peer `as_node` would pull it (the peer
+    listener answers only a configured peer's X-Sumcache-Node, docs/peers.md): its
+    size, and from its header (docs/protocol.md, "Layout") m, k, entries and the
+    bits set."""
+    status, _, body = http_get(peer_port, SUMMARY_PATH, headers={"X-Sumcache-Node": as_node})
     if status != 200 or len(body) < 84 or body[:4] != b"SCSM":
         return None
     kind, compression, flags = body[10], body[11], body[15]

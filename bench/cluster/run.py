@@ -99,7 +99,7 @@ def wire_rows(mode, cl):
     """Each node's full summary after the run, read from the message itself."""
     rows = []
     for i, p in enumerate(cl.ports):
-        s = probes.full_summary(p.peer)
+        s = probes.full_summary(p.peer, node_id((i + 1) % len(cl.ports)))
         if s is None or not s["entries"]:
             continue
         if s["fingerprints"]:  # exact: 1 - (1 - 1/U)^n
