@@ -4,7 +4,8 @@
 //   summary: this node's summary pushed to every peer (full, then deltas once
 //            cluster.update_threshold_percent of its keys changed or
 //            update_max_interval_ms passed), peers' summaries received on the
-//            peer listener into a bit-sliced directory, or pulled when missing;
+//            peer listener into a bit-sliced directory (fingerprint summaries
+//            into a fingerprint directory beside it), or pulled when missing;
 //   icp:     ICP v2 queries to every peer on each miss (RFC 2186).
 // It runs on a thread of its own; workers ask candidates() on each miss and
 // report how the peer answered.

@@ -46,10 +46,10 @@ std::uint64_t fingerprint_payload_bound_for(bool full, std::uint64_t universe,
 std::uint64_t summary_message_bound(std::uint64_t max_m, std::uint64_t max_fingerprints,
                                     std::size_t node_id_bytes) {
   const std::uint64_t changes = protocol::DecodeLimits{}.max_changes;
-  return std::max(protocol::message_bound(max_m, changes, node_id_bytes),
-                  protocol::fingerprint_message_bound(filters::kMaxUniverse, max_fingerprints,
-                                                      std::min(changes, max_fingerprints),
-                                                      node_id_bytes));
+  return std::max(
+      protocol::message_bound(max_m, changes, node_id_bytes),
+      protocol::fingerprint_message_bound(filters::kMaxUniverse, max_fingerprints,
+                                          std::min(changes, max_fingerprints), node_id_bytes));
 }
 
 const char* to_string(Refusal r) {

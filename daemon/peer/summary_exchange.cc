@@ -484,11 +484,10 @@ SummaryResponse SummaryExchange::apply_fingerprints(Peer& peer,
   const auto& f = message.fingerprints;
   // Fingerprints are probed with this node's hash of the key: another hash
   // would claim the wrong keys (the Bloom directory refuses it alike).
-  const std::error_code ec =
-      message.info.hasher != fingerprints_.hasher()
-          ? make_error_code(filters::FilterErrc::parameter_mismatch)
-      : full ? fingerprints_.set(peer.slot, message.info.params.m, f.added)
-             : fingerprints_.apply(peer.slot, f.removed_ranks, f.added);
+  const std::error_code ec = message.info.hasher != fingerprints_.hasher()
+                                 ? make_error_code(filters::FilterErrc::parameter_mismatch)
+                             : full ? fingerprints_.set(peer.slot, message.info.params.m, f.added)
+                                    : fingerprints_.apply(peer.slot, f.removed_ranks, f.added);
   if (ec) {
     // Nothing of it is claimed until a full fits: a delta that does not fit
     // the set held asks for one (409); a set over the cap, or of another

@@ -214,11 +214,11 @@ TEST_F(ClusterFingerprint, ASetTheDirectoryRefusesIsCountedLoggedAndClaimsNothin
                           .port = nodes_[0].peer_port,
                           .timeout = std::chrono::seconds(10),
                           .reuse_connection = false});
-  const auto reply = peer_client.send({.method = "POST",
-                                       .target = kSummaryPath,
-                                       .headers = {{"X-Sumcache-Node", "node-b"},
-                                                   {"Content-Type", kSummaryType}},
-                                       .body = *message});
+  const auto reply =
+      peer_client.send({.method = "POST",
+                        .target = kSummaryPath,
+                        .headers = {{"X-Sumcache-Node", "node-b"}, {"Content-Type", kSummaryType}},
+                        .body = *message});
   ASSERT_TRUE(reply.ok()) << reply.error().message();
   EXPECT_EQ(reply->status, 400U) << reply->body;
 
