@@ -52,7 +52,18 @@ struct CacheConfig {
 // "Compressed Bloom Filters", PODC 2001: a sparser array, k of 1 or 2).
 enum class FilterObjective { memory, wire };
 
+// What the store keeps of its keys and what peers are sent (docs/peers.md,
+// "Summary kinds"): Summary Cache's counting Bloom filter, or a fingerprint
+// summary (filters/fingerprint.h): a sorted multiset of one fingerprint per
+// key, sent Rice coded.
+enum class FilterKind { counting_bloom, fingerprint };
+
+// The fingerprint kind's rate when filter.target_fpr is 0: the paper's, 16
+// bits per entry with k = 4 (Fan et al., Table 3).
+inline constexpr double kPaperFpr = 0.0023940562;
+
 struct FilterConfig {
+  FilterKind kind = FilterKind::counting_bloom;
   double bits_per_entry = 16;
   std::uint32_t hashes = 4;
   // > 0: m and k from this false positive rate and `objective`, and

@@ -75,6 +75,9 @@ struct ClusterConfig {
   double peer_summary_rate = 10;         // summaries per second per peer, refilled...
   std::uint32_t peer_summary_burst = 20;  // ...into a bucket of this many
   std::uint64_t peer_max_filter_bits = 0;  // 0: 4 x this node's m, at most 2^28
+  // Fingerprints a peer's fingerprint summary may hold here; 0: 4 x this
+  // node's expected entries, at least 2^20, at most 2^26.
+  std::uint64_t peer_max_fingerprints = 0;
   std::vector<std::string> peer_allow;     // CIDRs; empty: the peers' addresses
   ClusterTlsConfig tls;
   SquidDigestConfig squid_digest;

@@ -82,6 +82,20 @@ void check_budgets(const Config& config) {
     too_small("$.cache.disk.max_bytes", cache.disk.max_bytes);
   }
   const FilterConfig& f = config.filter;
+  if (f.kind == FilterKind::fingerprint) {
+    // The universe U = ceil(n / p) of filters/fingerprint.h, capped there at
+    // 2^40 (kMaxUniverse), repeated here as kMaxFilterBits is.
+    const double p = f.target_fpr > 0 ? f.target_fpr : kPaperFpr;
+    const double universe = std::ceil(static_cast<double>(filter_expected_entries(config)) / p);
+    if (universe > kMaxFilterBits) {
+      throw ConfigError("$.filter.expected_entries",
+                        "a fingerprint summary of " +
+                            std::to_string(filter_expected_entries(config)) +
+                            " entries at target_fpr " + std::to_string(p) +
+                            " needs a universe above 2^40; lower it, or raise target_fpr");
+    }
+    return;
+  }
   // With a target rate, an upper bound: m/n is 1.44 log2(1/p) at the memory
   // optimum, and below 1/p with k = 1 on the wire.
   const double per_entry = f.target_fpr <= 0 ? f.bits_per_entry

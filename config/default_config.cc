@@ -59,6 +59,7 @@ std::string default_config_json() {
     "targeted_fields": ["CDN-Cache-Control"]
   },
   "filter": {
+    "kind": "counting-bloom",
     "bits_per_entry": 16,
     "hashes": 4,
     "target_fpr": 0,
@@ -92,6 +93,7 @@ std::string default_config_json() {
     "peer_summary_rate": 10.0,
     "peer_summary_burst": 20,
     "peer_max_filter_bits": 0,
+    "peer_max_fingerprints": 0,
     "peer_allow": [],
     "tls": { "enabled": false, "cert_file": "", "key_file": "", "ca_file": "" },
     "squid_digest": { "enabled": true, "rebuild_interval_ms": 60000, "hostnames": [] }

@@ -50,6 +50,11 @@ struct EnumNames<FilterObjective> {
       {{FilterObjective::memory, "memory"}, {FilterObjective::wire, "wire"}}};
 };
 template <>
+struct EnumNames<FilterKind> {
+  static constexpr NameTable<FilterKind, 2> kNames{
+      {{FilterKind::counting_bloom, "counting-bloom"}, {FilterKind::fingerprint, "fingerprint"}}};
+};
+template <>
 struct EnumNames<Sharing> {
   static constexpr NameTable<Sharing, 3> kNames{
       {{Sharing::none, "none"}, {Sharing::summary, "summary"}, {Sharing::icp, "icp"}}};

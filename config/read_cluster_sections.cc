@@ -144,6 +144,11 @@ void read_cluster(ObjectReader& r, ClusterConfig& out) {
   if (out.peer_max_filter_bits != 0 && out.peer_max_filter_bits < 1024) {
     throw ConfigError(r.path_of("peer_max_filter_bits"), "must be 0 (derived) or at least 1024");
   }
+  // 2^26 is the receiver directory's slot cap (filters/fingerprint_directory.h).
+  r.read_integer("peer_max_fingerprints", out.peer_max_fingerprints, 0, std::int64_t{1} << 26);
+  if (out.peer_max_fingerprints != 0 && out.peer_max_fingerprints < 1024) {
+    throw ConfigError(r.path_of("peer_max_fingerprints"), "must be 0 (derived) or at least 1024");
+  }
   read_peer_allow(r, out.peer_allow);
   r.section("tls", [&](ObjectReader& tls) { read_cluster_tls(tls, out.tls); });
   r.section("squid_digest", [&](ObjectReader& d) { read_squid_digest(d, out.squid_digest); });

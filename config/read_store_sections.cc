@@ -112,6 +112,7 @@ void read_cache(ObjectReader& r, CacheConfig& out) {
 }
 
 void read_filter(ObjectReader& r, FilterConfig& out) {
+  r.read_enum("kind", out.kind);
   r.read("bits_per_entry", out.bits_per_entry, 4.0, 64.0);
   r.read_integer("hashes", out.hashes, 1, 16);
   r.read("target_fpr", out.target_fpr, 0.0, 0.5);

@@ -55,7 +55,7 @@ StatsSnapshot busy_snapshot() {
     p.state = PeerState::up;
     s.peers.push_back(p);
   }
-  s.filter = {1 << 24, 4, 100000, 400000, 0, 0, 1234};
+  s.filter = {false, 1 << 24, 4, 100000, 400000, 0, 0, 1234, 1 << 23};
   return s;
 }
 

@@ -8,22 +8,28 @@ from cluster import http_get
 SUMMARY_PATH = "/sumcache/v1/summary"
 
 
-def full_summary(peer_port):
-    """The node's current full summary as a peer would pull it: its size, and from
-    its v1 header (docs/protocol.md, "Layout") m, k, entries and the bits set."""
-    status, _, body = http_get(peer_port, SUMMARY_PATH)
+def full_summary(peer_port, as_node):
+    """The node's current full summary as peer `as_node` would pull it (the peer
+    listener answers only a configured peer's X-Sumcache-Node, docs/peers.md): its
+    size, and from its header (docs/protocol.md, "Layout") m, k, entries and the
+    bits set."""
+    status, _, body = http_get(peer_port, SUMMARY_PATH, headers={"X-Sumcache-Node": as_node})
     if status != 200 or len(body) < 84 or body[:4] != b"SCSM":
         return None
-    compression, flags = body[11], body[15]
+    kind, compression, flags = body[10], body[11], body[15]
     (k,) = struct.unpack_from("<I", body, 16)
     m, entries, count = struct.unpack_from("<QQQ", body, 52)
+    if kind == 5:  # fingerprint_full: m is the universe, count the fingerprints
+        return {"bytes": len(body), "m": m, "k": k, "entries": entries, "set_bits": count,
+                "fingerprints": True}
     if compression == 0:  # raw: count is m; the set bits are in the payload
         header = struct.unpack_from("<H", body, 8)[0] + body[13]
         payload = body[header:header + (m + 7) // 8]
         set_bits = sum(bin(b).count("1") for b in payload)
     else:  # rice_gaps lists the ones, or with flag bit 0 the zeros
         set_bits = m - count if flags & 1 else count
-    return {"bytes": len(body), "m": m, "k": k, "entries": entries, "set_bits": set_bits}
+    return {"bytes": len(body), "m": m, "k": k, "entries": entries, "set_bits": set_bits,
+            "fingerprints": False}
 
 
 def _read_response(sock, limit=1 << 20):

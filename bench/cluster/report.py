@@ -140,3 +140,23 @@ def wire_markdown(rows):
                    f"{100 * mean('estimated_fpr'):.3f}% | {mean('full_summary_bytes'):.0f} | "
                    f"{mean('bits_per_url'):.2f} ({min(bits):.2f}–{max(bits):.2f}) |")
     return "\n".join(out)
+
+
+def memory_markdown(rows):
+    """Per mode, over every node and run: the sender's structure per cached URL
+    (/filter memory_bytes / entries) and what a receiver holds per URL of a
+    peer's cache (/peers summary_memory_bytes / entries, over the peers held)."""
+    out = ["| mode | kind | node snapshots | entries (mean) | sender bytes (mean) "
+           "| sender bytes / URL | receiver bytes per peer (mean) | receiver bytes / peer URL |",
+           "|---|---|---:|---:|---:|---:|---:|---:|"]
+    for mode in dict.fromkeys(r["mode"] for r in rows):
+        rs = [r for r in rows if r["mode"] == mode]
+        entries = sum(r["entries"] for r in rs)
+        held = sum(r["peers_held"] for r in rs)
+        receiver = sum(r["receiver_bytes"] for r in rs)
+        out.append(f"| {mode} | {rs[0]['kind']} | {len(rs)} | {entries / len(rs):.0f} | "
+                   f"{sum(r['sender_bytes'] for r in rs) / len(rs):.0f} | "
+                   f"{sum(r['sender_bytes'] for r in rs) / max(entries, 1):.2f} | "
+                   f"{receiver / max(held, 1):.0f} | "
+                   f"{receiver / max(sum(r['peer_entries'] for r in rs), 1):.2f} |")
+    return "\n".join(out)

@@ -35,6 +35,9 @@ PAPER_FILTER = {"bits_per_entry": 16, "hashes": 4}
 # The paper's false positive rate, (1 - e^(-1/4))^4, from the filter that costs
 # the fewest bits on the wire (Mitzenmacher, PODC 2001; docs/protocol.md).
 WIRE_FILTER = {"target_fpr": 0.0023940562, "objective": "wire"}
+# A fingerprint summary at the same rate (filter.kind fingerprint, docs/peers.md
+# "Summary kinds"): U = n / p, Rice-coded sorted fingerprints on the wire.
+FINGERPRINT_FILTER = {"kind": "fingerprint", "target_fpr": 0.0023940562}
 # name: (cluster.sharing, update_threshold_percent, update_max_interval_ms, filter).
 # The daemon checks the threshold every update_max_interval_ms / 10 and publishes
 # at the interval whatever the threshold. At this replay's rate (~450 new objects
@@ -44,13 +47,15 @@ WIRE_FILTER = {"target_fpr": 0.0023940562, "objective": "wire"}
 MODES = {"none": ("none", 1.0, 2000, PAPER_FILTER), "icp": ("icp", 1.0, 2000, PAPER_FILTER),
          "summary-1": ("summary", 1.0, 500, PAPER_FILTER),
          "summary-10": ("summary", 10.0, 2000, PAPER_FILTER),
-         "summary-1-wire": ("summary", 1.0, 500, WIRE_FILTER)}
+         "summary-1-wire": ("summary", 1.0, 500, WIRE_FILTER),
+         "summary-1-fingerprint": ("summary", 1.0, 500, FINGERPRINT_FILTER)}
 
 
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--binary", default=os.path.join(REPO, "build/release/daemon/sumcached"))
-    p.add_argument("--modes", default="none,icp,summary-1,summary-10,summary-1-wire",
+    p.add_argument("--modes",
+                   default="none,icp,summary-1,summary-10,summary-1-wire,summary-1-fingerprint",
                    help="comma-separated, of: " + ", ".join(MODES))
     p.add_argument("--requests", type=int, default=Workload.requests_per_node,
                    help="requests per node")
@@ -94,13 +99,33 @@ def wire_rows(mode, cl):
     """Each node's full summary after the run, read from the message itself."""
     rows = []
     for i, p in enumerate(cl.ports):
-        s = probes.full_summary(p.peer)
+        s = probes.full_summary(p.peer, node_id((i + 1) % len(cl.ports)))
         if s is None or not s["entries"]:
             continue
-        fill = s["set_bits"] / s["m"]
+        if s["fingerprints"]:  # exact: 1 - (1 - 1/U)^n
+            fpr = 1 - (1 - 1 / s["m"]) ** s["entries"]
+        else:
+            fpr = (s["set_bits"] / s["m"]) ** s["k"]
         rows.append({"mode": mode, "node": node_id(i), "entries": s["entries"], "m": s["m"],
-                     "k": s["k"], "estimated_fpr": fill ** s["k"],
+                     "k": s["k"], "estimated_fpr": fpr,
                      "full_summary_bytes": s["bytes"], "bits_per_url": 8 * s["bytes"] / s["entries"]})
+    return rows
+
+
+def memory_rows(mode, nodes):
+    """Per node after the run: the sender's structure (/filter memory_bytes) and
+    what it holds for each peer's summary (/peers summary_memory_bytes)."""
+    rows = []
+    for i, node in enumerate(nodes):
+        f = node.get("filter", {})
+        peers = node.get("peers", {}).get("peers", [])
+        held = [p for p in peers if p.get("has_summary")]
+        rows.append({"mode": mode, "node": node_id(i), "kind": f.get("kind", "counting-bloom"),
+                     "entries": f.get("entries", 0), "sender_bytes": f.get("memory_bytes", 0),
+                     "peers_held": len(held),
+                     "peer_entries": sum(p.get("entries", 0) for p in held),
+                     "receiver_bytes": sum(p.get("summary_memory_bytes", 0) for p in held),
+                     "directory": node.get("peers", {}).get("directory", {})})
     return rows
 
 
@@ -129,6 +154,7 @@ def run_mode(mode, args, workload, memory, entries, out_dir):
             raw["false_hit_probe"] = {"request_bytes": req, "response_bytes": res,
                                       "status_line": status}
         raw["wire"] = wire_rows(mode, cl) if sharing == "summary" else []
+        raw["memory"] = memory_rows(mode, raw["nodes"]) if sharing == "summary" else []
     finally:
         raw["exit_codes"] = cl.stop()
         origin.stop()
@@ -160,14 +186,18 @@ def main():
     per_run = [report.mode_figures(r) for r in raws]
     table = [report.aggregate([f for f in per_run if f["mode"] == m]) for m in modes]
     wire = [row for r in raws for row in r["wire"]]
+    memory_figures = [row for r in raws for row in r.get("memory", [])]
     text = report.markdown(table) + ("\n\n" + report.wire_markdown(wire) if wire else "")
+    if memory_figures:
+        text += "\n\n" + report.memory_markdown(memory_figures)
     print(text)
     with open(args.out + ".md", "w") as f:
         f.write(text + "\n")
     with open(args.out + ".json", "w") as f:
         json.dump({"workload": workload.as_dict(), "working_set": figures,
                    "memory_bytes": memory, "expected_entries": entries, "nproc": os.cpu_count(),
-                   "figures": table, "figures_per_run": per_run, "wire": wire, "raw": raws}, f, indent=1)
+                   "figures": table, "figures_per_run": per_run, "wire": wire,
+                   "memory": memory_figures, "raw": raws}, f, indent=1)
 
 
 if __name__ == "__main__":

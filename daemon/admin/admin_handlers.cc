@@ -163,6 +163,7 @@ AdminResponse serve(AdminContext& context, AdminEndpoint endpoint, const Setting
       if (const auto inv = peers != nullptr ? peers->invalidation_stats() : std::nullopt) {
         add_invalidations_json(body, *inv);
       }
+      if (peers != nullptr) add_summary_memory_json(body, peers->summary_memory());
       return json_response(200, body);
     }
     case AdminEndpoint::filter:

@@ -29,8 +29,15 @@ constexpr PeerFamily kFamilies[] = {
      [](const PeerStatus& p) { return num(p.summary_sequence); }},
     {"sumcache_peer_filter_entries", "gauge", "Keys the peer says its summary holds.",
      [](const PeerStatus& p) { return num(p.entries); }},
-    {"sumcache_peer_filter_size", "gauge", "Bits (m) of the peer's summary.",
+    {"sumcache_peer_filter_size", "gauge",
+     "Bits (m) of the peer's summary, or its universe (fingerprint summaries).",
      [](const PeerStatus& p) { return num(p.m); }},
+    {"sumcache_peer_filter_fingerprint", "gauge",
+     "1 when the peer's summary is a fingerprint set, 0 for a Bloom filter or none.",
+     [](const PeerStatus& p) { return p.summary_kind == "fingerprint" ? 1.0 : 0.0; }},
+    {"sumcache_peer_filter_memory_bytes", "gauge",
+     "The peer summary's share of this node's memory for peers' summaries.",
+     [](const PeerStatus& p) { return num(p.summary_memory_bytes); }},
     {"sumcache_peer_filter_hashes", "gauge", "Hash probes per key (k) of the peer's summary.",
      [](const PeerStatus& p) { return num(p.k); }},
     {"sumcache_peer_filter_fill_ratio", "gauge", "Set bits / m of the peer's summary.",
@@ -67,6 +74,26 @@ void write_two_way(PrometheusWriter& w, const PeerStatusList& peers, const char*
 }
 
 }  // namespace
+
+void write_summary_memory_metrics(PrometheusWriter& w, const SummaryMemory& m) {
+  auto gauge = [&w](const char* name, const char* help, std::uint64_t value) {
+    w.family(name, "gauge", help);
+    w.sample(name, {}, num(value));
+  };
+  gauge("sumcache_peer_directory_bloom_bytes", "Bit-sliced directory words for Bloom summaries.",
+        m.bloom_directory_bytes);
+  gauge("sumcache_peer_directory_bloom_copies_bytes",
+        "Each Bloom peer's own copy of its bits (m / 8), summed.", m.bloom_copies_bytes);
+  gauge("sumcache_peer_directory_fingerprint_bytes",
+        "Fingerprint directory tables, every peer's fingerprint summary.",
+        m.fingerprint_directory_bytes);
+  gauge("sumcache_peer_directory_fingerprints", "Fingerprints held for peers, all peers.",
+        m.fingerprint_entries);
+  w.single("sumcache_peer_fingerprints_refused_total", "counter",
+           "Fingerprint summaries the directory refused: over cluster.peer_max_fingerprints, or "
+           "a delta that does not fit the set held (a full one is asked for).",
+           m.fingerprints_refused);
+}
 
 void write_peer_listener_metrics(PrometheusWriter& w, const RefusalCounts& refusals) {
   constexpr const char* kName = "sumcache_peer_listener_refused_total";

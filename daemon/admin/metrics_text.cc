@@ -241,8 +241,15 @@ void write_filter(W& w, const StatsSnapshot& s) {
     w.family(name, "gauge", help);
     w.sample(name, {}, value);
   };
+  w.family("sumcache_filter_kind", "gauge",
+           "1 for the kind of summary this node keeps (filter.kind).");
+  w.sample("sumcache_filter_kind", {{"kind", "counting-bloom"}}, f.fingerprint ? 0.0 : 1.0);
+  w.sample("sumcache_filter_kind", {{"kind", "fingerprint"}}, f.fingerprint ? 1.0 : 0.0);
+  gauge("sumcache_filter_universe",
+        "Fingerprint universe U (filter.kind fingerprint; 0 for the counting filter).",
+        f.fingerprint ? as_double(f.m) : 0.0);
   gauge("sumcache_filter_counters", "Counters (m) of the local counting Bloom filter.",
-        as_double(f.m));
+        f.fingerprint ? 0.0 : as_double(f.m));
   gauge("sumcache_filter_hashes", "Hash probes per key (k).", f.k);
   gauge("sumcache_filter_entries", "Keys counted in the filter.", as_double(f.entries));
   gauge("sumcache_filter_nonzero_counters", "Counters above zero: the summary's set bits.",
@@ -256,7 +263,9 @@ void write_filter(W& w, const StatsSnapshot& s) {
         as_double(f.saturated));
   gauge("sumcache_filter_pending_changes", "Bit flips not yet published to peers.",
         as_double(f.pending_changes));
-  gauge("sumcache_filter_memory_bytes", "Bytes of counters.", as_double(fig.memory_bytes));
+  gauge("sumcache_filter_memory_bytes",
+        "Bytes of the structure: counters, or the fingerprint table with its change log.",
+        as_double(fig.memory_bytes));
   w.single("sumcache_filter_refused_removes_total", "counter",
            "Removes the filter refused (a key never added): each one a bug, logged.",
            f.refused_removes);
@@ -402,6 +411,7 @@ std::string metrics_text(const StatsSnapshot& s) {
   write_peer_auth(w, s);
   write_filter(w, s);
   write_peer_metrics(w, s.peers);
+  if (s.summary_memory) write_summary_memory_metrics(w, *s.summary_memory);
   if (s.peer_listener_refusals) write_peer_listener_metrics(w, *s.peer_listener_refusals);
   if (s.invalidations) write_invalidations(w, *s.invalidations);
   if (s.membership) write_membership(w, *s.membership);

@@ -137,6 +137,7 @@ StatsSnapshot collect_stats(const AdminContext& context) {
     s.peers = peers->status();
     if (config.cluster.sharing == config::Sharing::summary) {
       s.peer_listener_refusals = peers->listener_refusals();
+      s.summary_memory = peers->summary_memory();
     }
     s.peer_listener_accept_failures = peers->listener_accept_failures();
     s.peer_encode_failures = peers->encode_failures();

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "filters/filter_params.h"
+#include "filters/fingerprint.h"
 
 namespace sumcache::daemon {
 namespace {
@@ -77,12 +78,18 @@ json finite_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr
 
 FilterFigures filter_figures(const FilterStats& f) {
   FilterFigures out;
+  out.memory_bytes = f.memory_bytes;
   if (f.m == 0 || f.k == 0) return out;
+  if (f.fingerprint) {
+    // Exact: the table holds one fingerprint per key (filters/fingerprint.h).
+    out.estimated_fpr = filters::fingerprint_fpr(f.entries, f.m);
+    out.estimated_cardinality = static_cast<double>(f.entries);
+    return out;
+  }
   const filters::BloomParams params{f.m, f.k};
   out.fill_ratio = static_cast<double>(f.nonzero) / static_cast<double>(f.m);
   out.estimated_fpr = filters::fpr_from_fill(params, f.nonzero);
   out.estimated_cardinality = filters::estimate_cardinality(params, f.nonzero);
-  out.memory_bytes = (f.m + 1) / 2;
   return out;
 }
 
@@ -168,7 +175,9 @@ json peers_json(const PeerStatusList& peers) {
          {"summary_sequence", p.summary_sequence},
          {"summary_age_seconds", p.summary_age_seconds},
          {"summary_expired", p.summary_expired},
+         {"summary_kind", p.summary_kind},
          {"entries", p.entries},
+         {"summary_memory_bytes", p.summary_memory_bytes},
          {"m", p.m},
          {"k", p.k},
          {"fill_ratio", p.fill_ratio},
@@ -190,6 +199,14 @@ json peers_json(const PeerStatusList& peers) {
     if (p.squid_digest) list.back()["squid_digest"] = squid_digest_json(*p.squid_digest);
   }
   return {{"peers", list}};
+}
+
+void add_summary_memory_json(json& peers, const SummaryMemory& m) {
+  peers["directory"] = {{"bloom_directory_bytes", m.bloom_directory_bytes},
+                        {"bloom_copies_bytes", m.bloom_copies_bytes},
+                        {"fingerprint_directory_bytes", m.fingerprint_directory_bytes},
+                        {"fingerprint_entries", m.fingerprint_entries},
+                        {"fingerprints_refused", m.fingerprints_refused}};
 }
 
 void add_invalidations_json(json& peers, const InvalidationStats& stats) {
@@ -228,7 +245,9 @@ json squid_digest_json(const std::optional<SquidDigestStats>& d) {
 json filter_json(const StatsSnapshot& s) {
   const FilterStats& f = s.filter;
   const FilterFigures fig = filter_figures(f);
-  return {{"m", f.m},
+  return {{"kind", f.fingerprint ? "fingerprint" : "counting-bloom"},
+          {"universe", f.fingerprint ? f.m : 0},
+          {"m", f.m},
           {"k", f.k},
           {"hash", hash_name(s.filter_hash)},
           {"entries", f.entries},

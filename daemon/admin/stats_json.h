@@ -14,6 +14,8 @@ nlohmann::ordered_json peers_json(const PeerStatusList& peers);
 // Adds to each peer of a peers_json answer its "invalidations": sent,
 // acked_through and pending (docs/peers.md, "Cluster-wide invalidation").
 void add_invalidations_json(nlohmann::ordered_json& peers, const InvalidationStats& stats);
+// Adds "directory": what this node holds for its peers' summaries, both kinds.
+void add_summary_memory_json(nlohmann::ordered_json& peers, const SummaryMemory& memory);
 nlohmann::ordered_json filter_json(const StatsSnapshot& s);
 
 // The figures /filter derives from FilterStats, shared with /metrics.

@@ -90,6 +90,7 @@ struct StatsSnapshot {
   std::uint64_t partial_invalid = 0;       // 206s with a bad Content-Range: not stored
   UpstreamPoolStats upstream;  // summed over the workers' pools
   PeerStatusList peers;
+  std::optional<SummaryMemory> summary_memory;          // summary mode only
   std::optional<RefusalCounts> peer_listener_refusals;  // summary mode only
   std::optional<InvalidationStats> invalidations;       // summary mode only
   std::optional<MembershipStats> membership;            // with a cluster

@@ -9,6 +9,7 @@
 #include "daemon/log/access_log.h"
 #include "daemon/log/logger.h"
 #include "daemon/peer/peer_service.h"
+#include "filters/fingerprint.h"
 #include "protocol/invalidation_message.h"
 #include "protocol/wire_sizing.h"
 
@@ -27,7 +28,17 @@ Result<filters::BloomParams> filter_params(const config::Config& config) {
   return wire->params;
 }
 
-StoreOptions store_options(const config::Config& config, filters::BloomParams params, Logger& log) {
+// filter.kind fingerprint: U = ceil(n / p), p = filter.target_fpr or the
+// paper's rate (config/cache_config.h); 0 for the counting filter.
+Result<std::uint64_t> fingerprint_universe(const config::Config& config) {
+  const auto& f = config.filter;
+  if (f.kind != config::FilterKind::fingerprint) return std::uint64_t{0};
+  return filters::fingerprint_universe(config::filter_expected_entries(config),
+                                       f.target_fpr > 0 ? f.target_fpr : config::kPaperFpr);
+}
+
+StoreOptions store_options(const config::Config& config, filters::BloomParams params,
+                           std::uint64_t universe, Logger& log) {
   StoreOptions o;
   o.memory_max_bytes = config.cache.memory.max_bytes;
   o.disk_enabled = config.cache.disk.enabled;
@@ -43,6 +54,7 @@ StoreOptions store_options(const config::Config& config, filters::BloomParams pa
   o.verify_bodies_on_open = true;
   o.shards = config.cache.shards;
   o.filter_params = params;
+  o.fingerprint_universe = universe;
   o.tags = {config.cache.tag_header, config.cache.max_tags_per_object,
             protocol::kMaxInvalidationTagBytes};
   o.max_tag_pairs = config.cache.tag_index_max_entries;
@@ -87,10 +99,23 @@ int run_daemon(config::Config config, const std::string& config_path) {
               " entries from the filter section: " + params.error().message());
     return 1;
   }
-  log.info("filter: m = " + std::to_string(params->m) + " counters, k = " +
-           std::to_string(params->k) + " for " +
-           std::to_string(config::filter_expected_entries(config)) + " entries");
-  auto store = Store::open(store_options(config, *params, log));
+  const auto universe = fingerprint_universe(config);
+  if (!universe) {
+    log.error(
+        "filter: no fingerprint universe for " +
+        std::to_string(config::filter_expected_entries(config)) +
+        " entries (filter.expected_entries, filter.target_fpr): " + universe.error().message());
+    return 1;
+  }
+  if (*universe > 0) {
+    log.info("filter: fingerprint summaries, universe " + std::to_string(*universe) + " for " +
+             std::to_string(config::filter_expected_entries(config)) + " entries");
+  } else {
+    log.info("filter: m = " + std::to_string(params->m) +
+             " counters, k = " + std::to_string(params->k) + " for " +
+             std::to_string(config::filter_expected_entries(config)) + " entries");
+  }
+  auto store = Store::open(store_options(config, *params, *universe, log));
   if (!store) {
     log.error("cannot open the cache store at " + config.cache.disk.path.string() + ": " +
               store.error().message());

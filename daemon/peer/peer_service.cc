@@ -71,6 +71,7 @@ PeerService::PeerService(const config::Config& config, Store& store, Logger& log
       timeout_(config.cluster.peer_timeout_ms),
       expiry_(config.cluster.summary_expiry_ms),
       directory_(store.hasher()),
+      fingerprints_(store.hasher(), peer_max_fingerprints(config)),
       guard_(io_.get_executor()) {}
 
 PeerService::~PeerService() { stop(); }
@@ -85,8 +86,8 @@ bool PeerService::start() {
     return false;
   }
   if (c.sharing == config::Sharing::summary) {
-    exchange_ = std::make_unique<SummaryExchange>(io_.get_executor(), config_, store_, log_,
-                                                  table_, directory_);
+    exchange_ = std::make_unique<SummaryExchange>(io_.get_executor(), config_, store_, log_, table_,
+                                                  directory_, fingerprints_);
     exchange_->on_grace_over([this](const Peer& peer) {
       // A discovered peer that stays away leaves the table too; one named in
       // the config or added by the admin stays, and is pulled when it returns.
@@ -171,7 +172,9 @@ awaitable<PeerCandidates> PeerService::candidates(std::string_view key,
   // while one is held (docs/filters.md, "Squid digests in the directory").
   std::optional<filters::SquidKey> squid_key;
   if (directory_.probes_squid()) squid_key = protocol::squid_store_key(key);
-  std::uint64_t claims = directory_.claims(hash, squid_key ? &*squid_key : nullptr, eligible);
+  // A peer's slot holds a Bloom filter or a fingerprint set, never both.
+  std::uint64_t claims = directory_.claims(hash, squid_key ? &*squid_key : nullptr, eligible) |
+                         fingerprints_.claims(hash, eligible);
   while (claims != 0) {
     const auto slot = static_cast<std::uint8_t>(std::countr_zero(claims));
     claims &= claims - 1;
@@ -466,9 +469,48 @@ std::uint64_t PeerService::encode_failures() const {
   return exchange_ ? exchange_->encode_failures() : 0;
 }
 
+SummaryMemory PeerService::summary_memory() const {
+  SummaryMemory out;
+  out.bloom_directory_bytes = directory_.memory_bytes();
+  out.fingerprint_directory_bytes = fingerprints_.memory_bytes();
+  for (unsigned s = 0; s < filters::FingerprintDirectory::kMaxPeers; ++s) {
+    out.fingerprint_entries += fingerprints_.size_of(s);
+  }
+  for (const PeerStatus& p : status()) {
+    if (p.summary_kind == "bloom") out.bloom_copies_bytes += p.m / 8;
+  }
+  out.fingerprints_refused = exchange_ ? exchange_->fingerprints_refused() : 0;
+  return out;
+}
+
 PeerStatusList PeerService::status() const {
   PeerStatusList list =
       table_.status(std::chrono::steady_clock::now(), expiry_.load(std::memory_order_relaxed));
+  // Each peer's share of the directories: by entries of the fingerprint
+  // tables, by m of the bit-sliced words (a slot's column), plus a Bloom
+  // peer's own copy of its bits (its PeerSummary).
+  const std::size_t fingerprint_bytes = fingerprints_.memory_bytes();
+  const std::size_t bloom_bytes = directory_.memory_bytes();
+  std::uint64_t entries = 0;
+  std::uint64_t bits = 0;
+  for (unsigned s = 0; s < filters::SummaryDirectory::kMaxPeers; ++s) {
+    entries += fingerprints_.size_of(s);
+    bits += directory_.params_of(s).m;
+  }
+  for (PeerStatus& p : list) {
+    const auto slot = table_.find(p.id);
+    if (!slot) continue;
+    const double fp_share = entries == 0 ? 0.0
+                                         : static_cast<double>(fingerprints_.size_of(*slot)) /
+                                               static_cast<double>(entries);
+    const double bloom_share =
+        bits == 0 ? 0.0
+                  : static_cast<double>(directory_.params_of(*slot).m) / static_cast<double>(bits);
+    p.summary_memory_bytes =
+        static_cast<std::uint64_t>(fp_share * static_cast<double>(fingerprint_bytes) +
+                                   bloom_share * static_cast<double>(bloom_bytes)) +
+        (p.summary_kind == "bloom" ? p.m / 8 : 0);
+  }
   if (icp_) {
     // ICP datagrams are this mode's inter-proxy messages (docs/icp.md).
     const auto counters = icp_->counters();

@@ -4,7 +4,8 @@
 //   summary: this node's summary pushed to every peer (full, then deltas once
 //            cluster.update_threshold_percent of its keys changed or
 //            update_max_interval_ms passed), peers' summaries received on the
-//            peer listener into a bit-sliced directory, or pulled when missing;
+//            peer listener into a bit-sliced directory (fingerprint summaries
+//            into a fingerprint directory beside it), or pulled when missing;
 //   icp:     ICP v2 queries to every peer on each miss (RFC 2186).
 // It runs on a thread of its own; workers ask candidates() on each miss and
 // report how the peer answered.
@@ -26,6 +27,7 @@
 #include "daemon/peer/listener_refusals.h"
 #include "daemon/peer/peer_table.h"
 #include "daemon/store/store.h"
+#include "filters/fingerprint_directory.h"
 #include "filters/summary_directory.h"
 
 namespace sumcache::daemon {
@@ -92,6 +94,9 @@ class PeerService {
   // an owner's answer includes its origin fetch.
   void report_owner_failure(Peer& peer, std::string_view error);
   PeerStatusList status() const;
+  // The receiver's memory for peers' summaries: both directories, and the
+  // fingerprint summaries the directory refused (summary mode).
+  SummaryMemory summary_memory() const;
   RefusalCounts listener_refusals() const;  // summary mode's peer listener
   // icp mode: the ICP agent's counters summed over the peers and every other sender.
   std::optional<IcpPeerCounters> icp_totals() const;
@@ -164,6 +169,9 @@ class PeerService {
   std::atomic<std::chrono::milliseconds> timeout_;
   std::atomic<std::chrono::milliseconds> expiry_;
   filters::SummaryDirectory directory_;
+  // Peers sending fingerprint summaries (docs/peers.md, "Summary kinds"):
+  // beside the Bloom filters, as a rolling change of filter.kind mixes both.
+  filters::FingerprintDirectory fingerprints_;
   // ICP: what each peer had answered at the last health check.
   std::vector<IcpPeerCounters> icp_seen_;
   asio::io_context io_{1};

@@ -48,11 +48,18 @@ struct PeerStatus {
   std::uint64_t summary_sequence = 0;
   double summary_age_seconds = 0;
   bool summary_expired = false;
+  // "bloom" (m bits, k probes), "fingerprint" (m is the universe, k 1), or
+  // "none" (docs/peers.md, "Summary kinds").
+  std::string summary_kind = "none";
   std::uint64_t entries = 0;
   std::uint64_t m = 0;
   std::uint32_t k = 0;
-  double fill_ratio = 0;     // set bits / m
-  double estimated_fpr = 0;  // fill_ratio^k
+  double fill_ratio = 0;     // set bits / m (a Bloom filter)
+  double estimated_fpr = 0;  // fill_ratio^k, or 1 - (1 - 1/m)^entries for fingerprints
+  // Its share of what this node holds for peers' summaries: a fingerprint
+  // set's share of the fingerprint directory (by entries), or a Bloom
+  // filter's copy (m / 8) and share of the bit-sliced directory (by m).
+  std::uint64_t summary_memory_bytes = 0;
   // Object requests this node sent to the peer after its summary (or ICP) claimed a key.
   std::uint64_t requests_sent = 0;
   std::uint64_t true_hits = 0;   // answered with the object
@@ -73,6 +80,15 @@ struct PeerStatus {
 };
 
 using PeerStatusList = std::vector<PeerStatus>;
+
+// What this node holds for its peers' summaries (summary mode), for /peers and /metrics.
+struct SummaryMemory {
+  std::uint64_t bloom_directory_bytes = 0;        // the bit-sliced words
+  std::uint64_t bloom_copies_bytes = 0;           // each Bloom peer's own bits (m / 8)
+  std::uint64_t fingerprint_directory_bytes = 0;  // every fingerprint table
+  std::uint64_t fingerprint_entries = 0;          // fingerprints held, all peers
+  std::uint64_t fingerprints_refused = 0;         // summaries the directory refused
+};
 
 // Live membership's counters (docs/peers.md), for /metrics.
 struct MembershipStats {

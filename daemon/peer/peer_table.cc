@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "filters/fingerprint.h"
+
 namespace sumcache::daemon {
 
 PeerTable::PeerTable(const std::vector<config::PeerConfig>& peers) {
@@ -129,11 +131,19 @@ PeerStatusList PeerTable::status(SteadyTime now, std::chrono::milliseconds expir
       s.summary_age_seconds = std::chrono::duration<double>(now - p->link.summary_at).count();
       s.summary_expired = now - p->link.summary_at > expiry;
       s.entries = sum.entries();
-      const auto& bits = sum.bits();
-      s.m = bits.params().m;
-      s.k = bits.params().k;
-      s.fill_ratio = static_cast<double>(bits.count_set_bits()) / static_cast<double>(s.m);
-      s.estimated_fpr = bits.estimated_fpr();
+      if (sum.holds_fingerprints()) {
+        s.summary_kind = "fingerprint";
+        s.m = sum.info().params.m;
+        s.k = 1;
+        s.estimated_fpr = filters::fingerprint_fpr(s.entries, s.m);
+      } else {
+        const auto& bits = sum.bits();
+        s.summary_kind = "bloom";
+        s.m = bits.params().m;
+        s.k = bits.params().k;
+        s.fill_ratio = static_cast<double>(bits.count_set_bits()) / static_cast<double>(s.m);
+        s.estimated_fpr = bits.estimated_fpr();
+      }
     }
     const auto& c = p->counters;
     s.requests_sent = c.requests_sent.load(std::memory_order_relaxed);

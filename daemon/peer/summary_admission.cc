@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "daemon/peer/peer_http.h"
+#include "filters/fingerprint.h"
+#include "protocol/decode.h"
 #include "protocol/invalidation_header.h"
 #include "protocol/invalidation_message.h"
 #include "protocol/message_bounds.h"
@@ -25,6 +27,30 @@ std::uint64_t le_at(std::string_view bytes, std::size_t offset, std::size_t widt
 }
 
 }  // namespace
+
+std::uint64_t peer_max_fingerprints(const config::Config& config) {
+  if (config.cluster.peer_max_fingerprints != 0) return config.cluster.peer_max_fingerprints;
+  return std::clamp<std::uint64_t>(4 * config::filter_expected_entries(config),
+                                   std::uint64_t{1} << 20, std::uint64_t{1} << 26);
+}
+
+std::uint64_t fingerprint_payload_bound_for(bool full, std::uint64_t universe,
+                                            std::uint64_t max_fingerprints,
+                                            std::uint64_t max_changes) {
+  if (full) return protocol::fingerprint_full_payload_bound(universe, max_fingerprints);
+  // The set after a delta is held to the cap too: it adds at most that many.
+  return protocol::fingerprint_delta_payload_bound(universe, max_fingerprints,
+                                                   std::min(max_changes, max_fingerprints));
+}
+
+std::uint64_t summary_message_bound(std::uint64_t max_m, std::uint64_t max_fingerprints,
+                                    std::size_t node_id_bytes) {
+  const std::uint64_t changes = protocol::DecodeLimits{}.max_changes;
+  return std::max(
+      protocol::message_bound(max_m, changes, node_id_bytes),
+      protocol::fingerprint_message_bound(filters::kMaxUniverse, max_fingerprints,
+                                          std::min(changes, max_fingerprints), node_id_bytes));
+}
 
 const char* to_string(Refusal r) {
   switch (r) {
@@ -126,7 +152,8 @@ Verdict check_head(const SummaryHead& head, const PeerLimits& limits) {
 
 Verdict check_fixed_header(std::string_view first, std::string_view node,
                            std::uint64_t content_length, std::uint64_t max_m,
-                           std::uint64_t max_changes, FixedHeaderFacts& facts) {
+                           std::uint64_t max_changes, FixedHeaderFacts& facts,
+                           std::uint64_t max_fingerprints) {
   if (first.size() < kFixedHeaderBytes) return refuse(400, Refusal::header, "truncated message");
   if (le_at(first, 0, 4) != protocol::kMagic) {
     return refuse(400, Refusal::header, "bad magic: not a summary message");
@@ -142,18 +169,35 @@ Verdict check_fixed_header(std::string_view first, std::string_view node,
   if (h.node_id_bytes != node.size()) {
     return refuse(400, Refusal::header, "the message names another node than X-Sumcache-Node");
   }
-  const bool full = h.kind == static_cast<std::uint8_t>(protocol::MessageKind::full);
-  const bool delta = h.kind == static_cast<std::uint8_t>(protocol::MessageKind::delta);
-  if (!full && !delta)
+  using protocol::MessageKind;
+  const auto kind = static_cast<MessageKind>(h.kind);
+  const bool full = kind == MessageKind::full || kind == MessageKind::fingerprint_full;
+  const bool fingerprints =
+      kind == MessageKind::fingerprint_full || kind == MessageKind::fingerprint_delta;
+  if (!full && !fingerprints && kind != MessageKind::delta)
     return refuse(400, Refusal::header, "unknown kind " + std::to_string(h.kind));
   if (h.m == 0) return refuse(400, Refusal::header, "m is 0");
-  if (h.m > max_m) {
+  // A fingerprint summary's m is its universe, held as sorted values (not
+  // bits): its size is bounded by its count, below.
+  if (fingerprints && h.m > filters::kMaxUniverse) {
+    return refuse(413, Refusal::too_large,
+                  "universe of " + std::to_string(h.m) + " is over 2^40 (filters::kMaxUniverse)");
+  }
+  if (!fingerprints && h.m > max_m) {
     return refuse(413, Refusal::too_large,
                   "m of " + std::to_string(h.m) + " bits is over " + std::to_string(max_m) +
                       " (cluster.peer_max_filter_bits)");
   }
+  // entries is the set's size after the message (a full's count): held here.
+  if (fingerprints && h.entries > max_fingerprints) {
+    return refuse(413, Refusal::too_large,
+                  std::to_string(h.entries) + " fingerprints are over " +
+                      std::to_string(max_fingerprints) + " (cluster.peer_max_fingerprints)");
+  }
   const std::uint64_t bound =
-      full ? protocol::full_payload_bound(h.m) : protocol::delta_payload_bound(h.m, max_changes);
+      fingerprints ? fingerprint_payload_bound_for(full, h.m, max_fingerprints, max_changes)
+      : full       ? protocol::full_payload_bound(h.m)
+                   : protocol::delta_payload_bound(h.m, max_changes);
   if (h.payload_bytes > bound) {
     return refuse(413, Refusal::too_large,
                   std::string(full ? "full" : "delta") + " payload of " +

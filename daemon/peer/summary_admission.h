@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "config/config.h"
 #include "daemon/net/asio.h"
 #include "daemon/peer/listener_refusals.h"
 
@@ -48,6 +49,22 @@ Verdict check_head(const SummaryHead& head, const PeerLimits& limits);
 // at 64 bytes with "..." (an id is at most 64 bytes).
 std::string printable_id(std::string_view id);
 
+// cluster.peer_max_fingerprints, or when 0: 4 x this node's expected entries
+// (peers usually share one filter config), at least 2^20, at most 2^26 (the
+// fingerprint directory's slot cap).
+std::uint64_t peer_max_fingerprints(const config::Config& config);
+
+// The payload bound (protocol/message_bounds.h) of a fingerprint_full of at
+// most max_fingerprints in `universe`, or of a fingerprint_delta leaving at
+// most that many: it removes and adds at most min(max_changes,
+// max_fingerprints) each.
+std::uint64_t fingerprint_payload_bound_for(bool full, std::uint64_t universe,
+                                            std::uint64_t max_fingerprints,
+                                            std::uint64_t max_changes);
+// The largest summary message of either kind a peer may send.
+std::uint64_t summary_message_bound(std::uint64_t max_m, std::uint64_t max_fingerprints,
+                                    std::size_t node_id_bytes);
+
 // The bytes to read before check_fixed_header can decide: the v1 header.
 inline constexpr std::size_t kFixedHeaderBytes = 84;
 
@@ -57,10 +74,14 @@ struct FixedHeaderFacts {
 };
 
 // The first kFixedHeaderBytes of the body: magic, versions, sizes against the
-// declared length, kind, and m against max_m. Fills `facts` when it passes.
+// declared length, kind, and m against max_m (a Bloom filter's) or
+// filters::kMaxUniverse (a fingerprint set's universe), the payload against
+// its kind's bound (a fingerprint set's: at most max_fingerprints). Fills
+// `facts` when it passes.
 Verdict check_fixed_header(std::string_view first, std::string_view node,
                            std::uint64_t content_length, std::uint64_t max_m,
-                           std::uint64_t max_changes, FixedHeaderFacts& facts);
+                           std::uint64_t max_changes, FixedHeaderFacts& facts,
+                           std::uint64_t max_fingerprints = std::uint64_t{1} << 26);
 // The node id the message names (bytes header_bytes.. of the body) against the head's.
 Verdict check_message_node(std::string_view message_node, std::string_view head_node);
 

@@ -6,6 +6,7 @@
 #include "daemon/peer/cluster_tls.h"
 #include "daemon/peer/membership_plan.h"
 #include "daemon/peer/peer_sources.h"
+#include "filters/filter_error.h"
 #include "protocol/decode.h"
 #include "protocol/encode.h"
 #include "protocol/invalidation_message.h"
@@ -13,6 +14,7 @@
 #include "protocol/node_id.h"
 #include "protocol/peer_auth.h"
 #include "protocol/protocol_error.h"
+#include "protocol/wire_header.h"
 
 namespace sumcache::daemon {
 
@@ -30,12 +32,27 @@ std::uint64_t new_epoch() {
          (rd() & 0xFFFFF);
 }
 
-// No summary larger than the directory can hold is worth allocating.
-protocol::DecodeLimits limits() {
+bool is_fingerprint(protocol::MessageKind kind) {
+  return kind == protocol::MessageKind::fingerprint_full ||
+         kind == protocol::MessageKind::fingerprint_delta;
+}
+
+// No summary larger than the directories can hold is worth allocating. A
+// Bloom filter's m is bits held here, so the bit-sliced directory's cap; a
+// fingerprint set's m is its universe, held as values, bounded by their count.
+protocol::DecodeLimits limits(std::string_view message, std::uint64_t max_fingerprints) {
   protocol::DecodeLimits l;
-  l.max_m = filters::kMaxDirectoryBits;
+  const bool fingerprints =
+      message.size() >= protocol::kHeaderBytes &&
+      is_fingerprint(static_cast<protocol::MessageKind>(protocol::read_header(message).kind));
+  l.max_m = fingerprints ? filters::kMaxUniverse : filters::kMaxDirectoryBits;
   l.max_message_bytes = kMaxSummaryBytes;
+  l.max_fingerprints = max_fingerprints;
   return l;
+}
+
+bool is_full(protocol::MessageKind kind) {
+  return kind == protocol::MessageKind::full || kind == protocol::MessageKind::fingerprint_full;
 }
 
 SummaryResponse answer(unsigned status, std::string body) {
@@ -48,6 +65,22 @@ SummaryResponse answer(unsigned status, std::string body) {
 std::uint64_t peer_filter_bits(const config::ClusterConfig& c, std::uint64_t own_m) {
   if (c.peer_max_filter_bits != 0) return c.peer_max_filter_bits;
   return std::clamp<std::uint64_t>(4 * own_m, std::uint64_t{1} << 20, filters::kMaxDirectoryBits);
+}
+
+// The peer answers with a summary: up, and pushes to it need not wait out a
+// backoff (a peer that just joined or came back learns of this node at once).
+void link_up(PeerLink& link, SteadyTime now) {
+  link.summary_at = now;
+  link.failures = 0;
+  link.state = PeerState::up;
+  link.retry_at = {};
+}
+
+// This node's m, or for a fingerprint table (whose m is its universe) the
+// paper's 16 bits per expected entry: the Bloom filter its peers likely keep.
+std::uint64_t own_filter_bits(const config::Config& config, const Store& store) {
+  const FilterStats f = store.filter_stats();
+  return f.fingerprint ? 16 * config::filter_expected_entries(config) : f.m;
 }
 
 // Each peer pushes and pulls one at a time: 2 each, and a few for the admin's probes.
@@ -81,13 +114,15 @@ constexpr milliseconds kMaxRetry{4000};
 
 SummaryExchange::SummaryExchange(asio::any_io_executor executor, const config::Config& config,
                                  Store& store, Logger& log, PeerTable& table,
-                                 filters::SummaryDirectory& directory)
+                                 filters::SummaryDirectory& directory,
+                                 filters::FingerprintDirectory& fingerprints)
     : executor_(executor),
       config_(config),
       store_(store),
       log_(log),
       table_(table),
       directory_(directory),
+      fingerprints_(fingerprints),
       tls_server_(config.cluster.tls.enabled
                       ? std::make_unique<asio::ssl::context>(asio::ssl::context::tls_server)
                       : nullptr),
@@ -98,7 +133,8 @@ SummaryExchange::SummaryExchange(asio::any_io_executor executor, const config::C
                 tls_server_.get()),
       timer_(executor),
       epoch_(new_epoch()),
-      max_filter_bits_(peer_filter_bits(config.cluster, store.filter_stats().m)),
+      max_filter_bits_(peer_filter_bits(config.cluster, own_filter_bits(config, store))),
+      max_fingerprints_(peer_max_fingerprints(config)),
       invalidations_(config.node.id, epoch_, {}),
       squid_(executor, config, log, table, directory, max_filter_bits_) {
   for (auto& peer : table.peers()) add_lane(std::move(peer));
@@ -129,8 +165,9 @@ void SummaryExchange::remove_lane(const Peer& peer) {
   lane->removed = true;
   lane->invalidation_timer.cancel();
   lane.reset();
-  // Nothing of it stays in the directory, and its purges wait no longer.
+  // Nothing of it stays in the directories, and its purges wait no longer.
   directory_.clear(peer.slot);
+  fingerprints_.clear(peer.slot);
   invalidations_.remove_peer(peer.config.id);
 }
 
@@ -195,7 +232,8 @@ protocol::SummaryInfo SummaryExchange::info() const {
   i.sequence = sequence_;
   i.params = {f.m, f.k};
   i.hasher = store_.hasher();
-  i.entries = f.entries;
+  // A fingerprint message states the size of the set it describes: the one marked.
+  i.entries = f.fingerprint ? marked_entries_ : f.entries;
   return i;
 }
 
@@ -228,8 +266,8 @@ Verdict SummaryExchange::admit(const SummaryHead& head, std::size_t& peer) {
   }
   if (slot != PeerTable::kSlots) {
     limits.known = true;
-    limits.max_message = protocol::message_bound(
-        max_filter_bits_, protocol::DecodeLimits{}.max_changes, head.node->size());
+    limits.max_message =
+        summary_message_bound(max_filter_bits_, max_fingerprints_, head.node->size());
   }
   if (Verdict v = check_head(head, limits)) return v;
   peer = slot;
@@ -276,26 +314,85 @@ void SummaryExchange::encode_failed(const std::string& what, std::error_code ec)
   }
 }
 
-SummaryResponse SummaryExchange::serve_full(const SummaryRequest& request) const {
+SummaryResponse SummaryExchange::serve_full(const SummaryRequest& request) {
   // Nothing published yet: no sequence a delta could follow.
   if (sequence_ == 0) return answer(503, "no summary published yet\n");
-  SummaryResponse r{200, etag(), kSummaryType, {}};
-  if (request.if_none_match == r.etag) {
-    r.status = 304;
-    return r;
+  if (request.if_none_match == etag()) return {304, etag(), kSummaryType, {}};
+  auto full = current_full();
+  if (!full && store_.keeps_fingerprints()) {
+    // The set changed since its mark: a round now marks it (and sends the
+    // delta to the peers that follow), and its full is this answer.
+    publish_round(true, std::chrono::steady_clock::now(), true);
+    full = current_full();
   }
-  auto body = protocol::encode_full(info(), store_.filter_snapshot(), config_.cluster.secret);
-  if (!body) {
-    encode_failed("this node's full summary", body.error());
-    return answer(500, "cannot encode this node's summary\n");
+  if (!full) return answer(500, "cannot encode this node's summary\n");
+  return {200, etag(), kSummaryType, *full};
+}
+
+std::shared_ptr<const std::string> SummaryExchange::current_full() {
+  if (!store_.keeps_fingerprints()) {
+    auto encoded = protocol::encode_full(info(), store_.filter_snapshot(), config_.cluster.secret);
+    if (!encoded) {
+      encode_failed("this node's full summary", encoded.error());
+      return nullptr;
+    }
+    return std::make_shared<const std::string>(std::move(encoded).value());
   }
-  r.body = std::move(body).value();
-  return r;
+  if (full_ && full_sequence_ == sequence_) return full_;
+  auto sorted = store_.fingerprints_if_unchanged();
+  if (!sorted) return nullptr;
+  marked_entries_ = sorted->size();
+  auto encoded = protocol::encode_fingerprint_full(info(), *sorted, config_.cluster.secret);
+  if (!encoded) {
+    encode_failed("this node's full fingerprint summary", encoded.error());
+    return nullptr;
+  }
+  full_ = std::make_shared<const std::string>(std::move(encoded).value());
+  full_sequence_ = sequence_;
+  return full_;
+}
+
+std::shared_ptr<const std::string> SummaryExchange::publish_fingerprints(SteadyTime now,
+                                                                         bool want_full) {
+  FingerprintRound round = store_.take_fingerprint_round(want_full);
+  const std::uint64_t base = sequence_++;
+  last_publish_ = now;
+  marked_entries_ = round.entries;
+  full_.reset();
+  if (round.sorted) {
+    auto encoded = protocol::encode_fingerprint_full(info(), *round.sorted, config_.cluster.secret);
+    if (encoded) {
+      full_ = std::make_shared<const std::string>(std::move(encoded).value());
+      full_sequence_ = sequence_;
+    } else {
+      encode_failed("this node's full fingerprint summary", encoded.error());
+    }
+  }
+  // None on the first round, or past the table's change log: every peer gets the full.
+  if (base == 0 || !round.delta) return nullptr;
+  auto encoded =
+      protocol::encode_fingerprint_delta(info(), base, *round.delta, config_.cluster.secret);
+  if (!encoded) {
+    encode_failed("a fingerprint summary delta", encoded.error());
+    return nullptr;
+  }
+  return std::make_shared<const std::string>(std::move(encoded).value());
+}
+
+bool SummaryExchange::full_wanted(SteadyTime now) const {
+  std::lock_guard lock(table_.mutex());
+  for (const auto& lane : lanes_) {
+    if (lane && !lane->pushing && now >= lane->peer->link.retry_at && lane->peer->link.needs_full) {
+      return true;
+    }
+  }
+  return false;
 }
 
 SummaryResponse SummaryExchange::receive(const SummaryRequest& request) {
-  auto message = protocol::decode(request.body, [this](std::string_view id) { return secret_for(id); },
-                                 limits());
+  auto message = protocol::decode(
+      request.body, [this](std::string_view id) { return secret_for(id); },
+      limits(request.body, max_fingerprints_));
   if (!message) {
     if (PeerLane* lane = lane_of(request.from)) {
       lane->peer->counters.messages_rejected.fetch_add(1, std::memory_order_relaxed);
@@ -323,6 +420,16 @@ SummaryResponse SummaryExchange::apply(PeerLane& lane, const protocol::SummaryMe
   if (lane.removed) return answer(401, "not a peer of this node\n");
   Peer& peer = *lane.peer;
   const auto now = std::chrono::steady_clock::now();
+  if (is_fingerprint(message.kind)) {
+    {
+      std::lock_guard lock(table_.mutex());
+      SummaryResponse r = apply_fingerprints(peer, message);
+      if (r.status != 204) return r;
+      link_up(peer.link, now);
+    }
+    table_.refresh_eligible(now, config_.cluster.summary_expiry_ms, true);
+    return answer(204, {});
+  }
   {
     std::lock_guard lock(table_.mutex());
     PeerLink& link = peer.link;
@@ -349,15 +456,61 @@ SummaryResponse SummaryExchange::apply(PeerLane& lane, const protocol::SummaryMe
         directory_.clear(peer.slot);
         return answer(400, ec.message() + "\n");
       }
+      // A peer that sent fingerprints before (a rolling change of filter.kind).
+      if (message.kind == protocol::MessageKind::full) fingerprints_.clear(peer.slot);
     }
-    link.summary_at = now;
-    link.failures = 0;
-    link.state = PeerState::up;
-    // It answers: pushes to it need not wait out a backoff (a peer that just
-    // joined or came back learns of this node at once).
-    link.retry_at = {};
+    link_up(link, now);
   }
   table_.refresh_eligible(now, config_.cluster.summary_expiry_ms, true);
+  return answer(204, {});
+}
+
+SummaryResponse SummaryExchange::apply_fingerprints(Peer& peer,
+                                                    const protocol::SummaryMessage& message) {
+  PeerLink& link = peer.link;
+  // A new epoch is a restarted peer: it lost what we sent it.
+  if (!link.summary.has_state() || link.summary.epoch() != message.info.epoch) {
+    link.needs_full = true;
+  }
+  const auto admitted = link.summary.admit(message);
+  if (!admitted) {
+    peer.counters.messages_rejected.fetch_add(1, std::memory_order_relaxed);
+    link.last_error = "summary not applied: " + admitted.error().message();
+    log_.info("peer " + peer.config.id + ": " + link.last_error + ": asked for a full one");
+    return answer(409, admitted.error().message() + "\n");
+  }
+  if (!*admitted) return answer(204, {});  // an old replay: nothing to do
+  const bool full = message.kind == protocol::MessageKind::fingerprint_full;
+  const auto& f = message.fingerprints;
+  // Fingerprints are probed with this node's hash of the key: another hash
+  // would claim the wrong keys (the Bloom directory refuses it alike).
+  const std::error_code ec = message.info.hasher != fingerprints_.hasher()
+                                 ? make_error_code(filters::FilterErrc::parameter_mismatch)
+                             : full ? fingerprints_.set(peer.slot, message.info.params.m, f.added)
+                                    : fingerprints_.apply(peer.slot, f.removed_ranks, f.added);
+  if (ec) {
+    // Nothing of it is claimed until a full fits: a delta that does not fit
+    // the set held asks for one (409); a set over the cap, or of another
+    // hash, is refused (400), as resending it would not help.
+    fingerprints_.clear(peer.slot);
+    peer.counters.messages_rejected.fetch_add(1, std::memory_order_relaxed);
+    fingerprints_refused_.fetch_add(1, std::memory_order_relaxed);
+    link.last_error = "fingerprint summary not usable: " + ec.message();
+    const bool too_large = ec == filters::FilterErrc::too_large;
+    const bool refused = too_large || ec == filters::FilterErrc::parameter_mismatch;
+    if (const auto held = fingerprint_log_.admit(LogLimiter::Clock::now())) {
+      log_.warn("peer " + peer.config.id + ": " + link.last_error +
+                (too_large ? " (over cluster.peer_max_fingerprints, " +
+                                 std::to_string(max_fingerprints_) + ")"
+                 : refused ? " (its hash is not this node's)"
+                           : ": asked for a full one") +
+                (*held > 0 ? " (and " + std::to_string(*held) + " more refused)" : ""));
+    }
+    return answer(refused ? 400 : 409, ec.message() + "\n");
+  }
+  link.summary.commit(message);
+  // A peer that sent a Bloom filter before (a rolling change of filter.kind).
+  if (full) directory_.clear(peer.slot);
   return answer(204, {});
 }
 
@@ -382,9 +535,15 @@ awaitable<void> SummaryExchange::publish_loop() {
   }
 }
 
-void SummaryExchange::publish_round(bool delta_due, SteadyTime now) {
+void SummaryExchange::publish_round(bool delta_due, SteadyTime now, bool want_full) {
   std::shared_ptr<const std::string> delta;
-  if (delta_due) {
+  if (store_.keeps_fingerprints()) {
+    // A full is the set at a mark: a peer due one when the set changed since
+    // the last mark waits for no threshold, the round is now.
+    want_full = want_full || full_wanted(now);
+    if (want_full && !delta_due) delta_due = !current_full();
+    if (delta_due) delta = publish_fingerprints(now, want_full);
+  } else if (delta_due) {
     auto changes = store_.take_filter_delta();
     const std::uint64_t base = sequence_++;
     last_publish_ = now;
@@ -438,15 +597,8 @@ void SummaryExchange::publish_round(bool delta_due, SteadyTime now) {
       continue;
     }
     if (send_full && sequence_ != 0) {
-      if (!full) {
-        auto encoded =
-            protocol::encode_full(info(), store_.filter_snapshot(), config_.cluster.secret);
-        if (!encoded) {
-          encode_failed("this node's full summary", encoded.error());
-          continue;  // the next round tries again
-        }
-        full = std::make_shared<const std::string>(std::move(encoded).value());
-      }
+      if (!full) full = current_full();
+      if (!full) continue;  // the next round tries again
       push(lane, full, true);
     } else if (delta) {
       push(lane, delta, false);
@@ -469,6 +621,7 @@ void SummaryExchange::drop_past_grace(SteadyTime now) {
       // What it claimed leaves the directory; a pull brings it back when it returns.
       link.summary = protocol::PeerSummary{};
       directory_.clear(lane->peer->slot);
+      fingerprints_.clear(lane->peer->slot);
       over.push_back(lane->peer);
     }
   }
@@ -543,8 +696,8 @@ awaitable<void> SummaryExchange::pull_from(std::shared_ptr<PeerLane> lane) {
   PeerHttpRequest req{
       beast::http::verb::get, peer.config.host, peer.config.peer_port, kSummaryPath, {},
       config_.node.id,        kSummaryType};
-  req.max_reply_bytes = protocol::message_bound(
-      max_filter_bits_, protocol::DecodeLimits{}.max_changes, peer.config.id.size());
+  req.max_reply_bytes =
+      summary_message_bound(max_filter_bits_, max_fingerprints_, peer.config.id.size());
   auto [ec, reply] = co_await peer_http_exchange(executor_, std::move(req),
                                                  config_.cluster.peer_timeout_ms,
                                                  tls_client_.get());
@@ -565,10 +718,10 @@ awaitable<void> SummaryExchange::pull_from(std::shared_ptr<PeerLane> lane) {
   }
   peer.counters.messages_received.fetch_add(1, std::memory_order_relaxed);
   peer.counters.bytes_received.fetch_add(reply.body.size(), std::memory_order_relaxed);
-  auto message = protocol::decode(reply.body, [this](std::string_view id) { return secret_for(id); },
-                                 limits());
-  if (!message || message->info.node_id != peer.config.id ||
-      message->kind != protocol::MessageKind::full) {
+  auto message = protocol::decode(
+      reply.body, [this](std::string_view id) { return secret_for(id); },
+      limits(reply.body, max_fingerprints_));
+  if (!message || message->info.node_id != peer.config.id || !is_full(message->kind)) {
     peer.counters.messages_rejected.fetch_add(1, std::memory_order_relaxed);
     const std::string why = message ? "not a full summary of that peer" : message.error().message();
     table_.record_failure(peer, "pulled summary rejected: " + why,
@@ -601,8 +754,8 @@ awaitable<std::optional<std::string>> SummaryExchange::probe(std::string address
   const std::string& secret = config_.cluster.secret;
   auto message = protocol::decode(
       reply.body, [&secret](std::string_view) { return std::optional<std::string>(secret); },
-      limits());
-  if (!message || message->kind != protocol::MessageKind::full) {
+      limits(reply.body, max_fingerprints_));
+  if (!message || !is_full(message->kind)) {
     why = message ? "not a full summary" : "summary rejected: " + message.error().message();
     co_return std::nullopt;
   }

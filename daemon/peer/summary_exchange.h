@@ -27,6 +27,7 @@
 #include "daemon/peer/summary_listener.h"
 #include "daemon/peer/token_bucket.h"
 #include "daemon/store/store.h"
+#include "filters/fingerprint_directory.h"
 #include "filters/summary_directory.h"
 #include "protocol/invalidation_sequence.h"
 #include "protocol/summary_message.h"
@@ -54,8 +55,11 @@ struct PeerLane {
 
 class SummaryExchange : public SummaryGate {
  public:
+  // Peers' Bloom-filter summaries go to `directory`, their fingerprint
+  // summaries to `fingerprints` (docs/peers.md, "Summary kinds").
   SummaryExchange(asio::any_io_executor executor, const config::Config& config, Store& store,
-                  Logger& log, PeerTable& table, filters::SummaryDirectory& directory);
+                  Logger& log, PeerTable& table, filters::SummaryDirectory& directory,
+                  filters::FingerprintDirectory& fingerprints);
   bool listen(std::string& failed);
   void start();
   void stop();
@@ -63,6 +67,11 @@ class SummaryExchange : public SummaryGate {
   AcceptCounts listener_accept_failures() const { return listener_.accept_failures(); }
   // Messages of this node's own that the encoder refused (never sent; a bug, or OpenSSL failing).
   std::uint64_t encode_failures() const { return encode_failures_.load(std::memory_order_relaxed); }
+  // Fingerprint summaries from peers that the directory refused (over
+  // cluster.peer_max_fingerprints, or a delta that does not fit the set held).
+  std::uint64_t fingerprints_refused() const {
+    return fingerprints_refused_.load(std::memory_order_relaxed);
+  }
   // Any thread: numbers purges, holds tombstones and the unproven watermark.
   ClusterInvalidations& invalidations() { return invalidations_; }
   // On the io thread: the send loops waiting for a purge look again.
@@ -85,6 +94,7 @@ class SummaryExchange : public SummaryGate {
   // SummaryGate: what the peer listener lets in.
   Verdict admit(const SummaryHead& head, std::size_t& peer) override;
   std::uint64_t max_filter_bits(std::size_t) const override { return max_filter_bits_; }
+  std::uint64_t max_fingerprints(std::size_t) const override { return max_fingerprints_; }
   SummaryResponse handle(const SummaryRequest& request) override;
   void body_done(std::size_t peer, bool invalidations) override {
     if (peer >= lanes_.size()) return;
@@ -95,16 +105,29 @@ class SummaryExchange : public SummaryGate {
 
  private:
   SummaryResponse receive(const SummaryRequest& request);
-  SummaryResponse serve_full(const SummaryRequest& request) const;
+  SummaryResponse serve_full(const SummaryRequest& request);
   // Applies a decoded message from a peer; returns the HTTP status for the sender.
   SummaryResponse apply(PeerLane& lane, const protocol::SummaryMessage& message);
+  // The fingerprint kinds: admitted by the peer's PeerSummary, applied to the
+  // fingerprint directory, then committed. Table lock held.
+  SummaryResponse apply_fingerprints(Peer& peer, const protocol::SummaryMessage& message);
   // A batch from a peer: applied as its InvalidationSequence says, answered with the ack.
   SummaryResponse receive_invalidations(const SummaryRequest& request);
   void refuse_invalidations(const SummaryRequest& request, const std::string& why);
   // Sends the peer this node's purges, one batch at a time, until acknowledged.
   awaitable<void> invalidation_loop(std::shared_ptr<PeerLane> lane);
   awaitable<void> publish_loop();
-  void publish_round(bool delta_due, SteadyTime now);
+  // want_full: make this node's full summary at the new sequence too.
+  void publish_round(bool delta_due, SteadyTime now, bool want_full = false);
+  // Whether a peer due a push now needs a full summary.
+  bool full_wanted(SteadyTime now) const;
+  // filter.kind fingerprint: a new mark of the store's table; returns the
+  // delta from the last one (null on the first, or when none could be
+  // given), and keeps the full summary of the set marked when asked for.
+  std::shared_ptr<const std::string> publish_fingerprints(SteadyTime now, bool want_full);
+  // This node's full summary at sequence_; null when it cannot be encoded
+  // now (a fingerprint set changed since its mark: the next round gives one).
+  std::shared_ptr<const std::string> current_full();
   // Peers down past cluster.peer_grace_ms: their summary leaves the directory.
   void drop_past_grace(SteadyTime now);
   void push(const std::shared_ptr<PeerLane>& lane, std::shared_ptr<const std::string> message,
@@ -123,6 +146,7 @@ class SummaryExchange : public SummaryGate {
   Logger& log_;
   PeerTable& table_;
   filters::SummaryDirectory& directory_;
+  filters::FingerprintDirectory& fingerprints_;
   // cluster.tls: null when disabled. The HMAC tag authenticates senders; TLS
   // adds confidentiality and the listener's identity.
   std::unique_ptr<asio::ssl::context> tls_server_;
@@ -133,10 +157,17 @@ class SummaryExchange : public SummaryGate {
   std::uint64_t sequence_ = 0;
   // The bit view as the deltas sent so far describe it: what a peer holds.
   std::optional<filters::BloomFilter> published_;
+  // filter.kind fingerprint: deltas name ranks in the set as marked, so a
+  // full must be that set exactly (not the table now): the full of
+  // full_sequence_, kept until the next round, and the set's size.
+  std::shared_ptr<const std::string> full_;
+  std::uint64_t full_sequence_ = 0;
+  std::uint64_t marked_entries_ = 0;
   SteadyTime last_publish_{};
   std::array<std::shared_ptr<PeerLane>, PeerTable::kSlots> lanes_;  // by slot
   bool started_ = false;
   std::uint64_t max_filter_bits_;
+  std::uint64_t max_fingerprints_;  // a peer's fingerprint summary, held here
   LogLimiter reject_log_;
   ClusterInvalidations invalidations_;
   // squid-digest peers: no lane (nothing pushed, pulled or invalidated), a digest fetch loop.
@@ -146,6 +177,8 @@ class SummaryExchange : public SummaryGate {
   LogLimiter grace_log_;
   LogLimiter push_refused_log_;  // "peer X refused our summary", counted in pushes_refused
   LogLimiter pull_reject_log_;   // "pulled summary rejected", counted in messages_rejected
+  LogLimiter fingerprint_log_;   // fingerprint summaries the directory refused
+  std::atomic<std::uint64_t> fingerprints_refused_{0};
   std::function<void(const Peer&)> grace_over_;
   std::atomic<std::uint64_t> grace_drops_{0};
   // Counts and logs (once a second) an encoder's refusal of `what`.

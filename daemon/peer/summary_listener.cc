@@ -230,7 +230,8 @@ awaitable<void> SummaryListener::receive_body(Stream& stream, beast::flat_buffer
   if (auto ec = co_await read_exact(stream, buffer, prefix.data(), prefix.size())) co_return;
   FixedHeaderFacts facts;
   if (Verdict v = check_fixed_header(prefix, request.from, length, gate_.max_filter_bits(peer),
-                                     protocol::DecodeLimits{}.max_changes, facts)) {
+                                     protocol::DecodeLimits{}.max_changes, facts,
+                                     gate_.max_fingerprints(peer))) {
     refused(v.reason, who, std::to_string(v.status) + " " + v.text);
     co_await answer(stream, v.status, v.text);
     co_return;

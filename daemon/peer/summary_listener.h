@@ -49,6 +49,7 @@ class SummaryGate {
   // holds `peer` until body_done(peer, is_invalidations(head)).
   virtual Verdict admit(const SummaryHead& head, std::size_t& peer) = 0;
   virtual std::uint64_t max_filter_bits(std::size_t peer) const = 0;
+  virtual std::uint64_t max_fingerprints(std::size_t peer) const = 0;
   virtual SummaryResponse handle(const SummaryRequest& request) = 0;
   virtual void body_done(std::size_t peer, bool invalidations) = 0;
 };

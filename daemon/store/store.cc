@@ -21,16 +21,17 @@ std::error_code validate(const StoreOptions& o) {
   if (o.disk_enabled && (o.disk_path.empty() || o.write_queue_max_bytes < largest_queued)) {
     return StoreErrc::invalid_options;
   }
-  return filters::validate(o.filter_params);
+  if (o.fingerprint_universe > filters::kMaxUniverse) return StoreErrc::invalid_options;
+  return o.fingerprint_universe > 0 ? std::error_code{} : filters::validate(o.filter_params);
 }
 
 }  // namespace
 
-Store::Store(StoreOptions options, filters::CountingBloomFilter filter)
+Store::Store(StoreOptions options, KeyFilter::Structure structure)
     : options_(std::move(options)),
       limits_{options_.max_object_bytes, options_.hasher},
       shards_(std::make_unique<Shard[]>(options_.shards)),
-      filter_(std::move(filter), options_.log) {}
+      filter_(std::move(structure), options_.log) {}
 
 // The I/O pool first (a fill's commit queues a job for the writer), then the
 // writer: its last jobs still settle into the index.
@@ -41,9 +42,17 @@ Store::~Store() {
 
 Result<std::unique_ptr<Store>> Store::open(StoreOptions options) {
   if (auto ec = validate(options)) return ec;
-  auto filter = filters::CountingBloomFilter::create(options.filter_params, options.hasher);
-  if (!filter) return filter.error();
-  std::unique_ptr<Store> store(new Store(std::move(options), std::move(filter).value()));
+  std::optional<KeyFilter::Structure> structure;
+  if (options.fingerprint_universe > 0) {
+    auto table = filters::FingerprintTable::create(options.fingerprint_universe);
+    if (!table) return table.error();
+    structure.emplace(std::move(table).value());
+  } else {
+    auto counting = filters::CountingBloomFilter::create(options.filter_params, options.hasher);
+    if (!counting) return counting.error();
+    structure.emplace(std::move(counting).value());
+  }
+  std::unique_ptr<Store> store(new Store(std::move(options), std::move(*structure)));
   if (store->options_.disk_enabled) {
     if (auto ec = store->open_disk_tier()) return ec;
   }
@@ -380,7 +389,12 @@ IndexSnapshot Store::index_snapshot() const {
   std::vector<std::unique_lock<std::mutex>> locks;
   locks.reserve(options_.shards);
   for (std::uint32_t i = 0; i < options_.shards; ++i) locks.emplace_back(shards_[i].mutex);
-  IndexSnapshot snapshot{{}, filter_.copy()};
+  IndexSnapshot snapshot;
+  if (filter_.fingerprints()) {
+    snapshot.fingerprints = filter_.copy_table();
+  } else {
+    snapshot.filter = filter_.copy();
+  }
   for (std::uint32_t i = 0; i < options_.shards; ++i) {
     shards_[i].index.for_each_key([&](const filters::Hash128& h) { snapshot.keys.push_back(h); });
   }

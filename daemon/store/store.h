@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -28,7 +29,7 @@
 
 namespace sumcache::daemon {
 
-// Every primary key hash in the index and a copy of the counting filter,
+// Every primary key hash in the index and a copy of the counting filter or fingerprint table,
 // taken under all locks at once. O(objects): for audits, not the hot path.
 // A disk-only variant that find() left for find_on_disk(): its file not yet opened.
 struct DiskCandidate {
@@ -38,7 +39,8 @@ struct DiskCandidate {
 
 struct IndexSnapshot {
   std::vector<filters::Hash128> keys;
-  filters::CountingBloomFilter filter;
+  std::optional<filters::CountingBloomFilter> filter;     // filter.kind counting-bloom
+  std::optional<filters::FingerprintTable> fingerprints;  // filter.kind fingerprint
 };
 
 class Store {
@@ -139,6 +141,16 @@ class Store {
   // change_log_overflow means: publish filter_snapshot() in full.
   Result<std::vector<filters::BitChange>> take_filter_delta() { return filter_.take_delta(); }
   std::uint64_t filter_keys_added() const { return filter_.keys_added_since_mark(); }
+  // filter.kind fingerprint (docs/peers.md, "Summary kinds"): whether the
+  // store keeps a fingerprint table; a publication of it (KeyFilter); the set
+  // at the last publication when nothing changed since.
+  bool keeps_fingerprints() const { return filter_.fingerprints(); }
+  FingerprintRound take_fingerprint_round(bool want_sorted) {
+    return filter_.take_fingerprint_round(want_sorted);
+  }
+  std::optional<std::vector<std::uint64_t>> fingerprints_if_unchanged() const {
+    return filter_.sorted_if_unchanged();
+  }
   IndexSnapshot index_snapshot() const;
   // Every primary key, walked shard by shard (shard < shard_count()) in steps
   // of at most `limit` keys after `after` ("" starts a shard): each step holds
@@ -155,7 +167,7 @@ class Store {
   struct Shard;
   struct FileRead;
 
-  Store(StoreOptions options, filters::CountingBloomFilter filter);
+  Store(StoreOptions options, KeyFilter::Structure structure);
   Shard& shard_of(const filters::Hash128& hash) const;
   void log(std::string_view message) const;
   // A failed disk write or remove (disk full: one per object): logged once per

@@ -31,6 +31,9 @@ struct StoreOptions {
   // 2^24 4-bit counters, k = 4: 8 MiB of counters, 16 bits per key at 10^6
   // keys (Summary Cache's load factor is 8 to 16).
   filters::BloomParams filter_params{std::uint64_t{1} << 24, 4};
+  // > 0: the store keeps a fingerprint table of this universe instead of the
+  // counting filter (filter.kind "fingerprint"; filter_params unused).
+  std::uint64_t fingerprint_universe = 0;
   filters::Hasher hasher;
   // Tags of each object from its head's tag field (docs/store.md, "Tag index");
   // tags.field "" keeps no tag index. An object with more than tags.max_tags
@@ -77,6 +80,7 @@ struct StoreStats {
 };
 
 struct FilterStats {
+  bool fingerprint = false;  // a fingerprint table: m is its universe, k is 1
   std::uint64_t m = 0;
   std::uint32_t k = 0;
   std::uint64_t entries = 0;  // keys counted in the filter
@@ -84,6 +88,7 @@ struct FilterStats {
   std::uint64_t saturated = 0;
   std::uint64_t refused_removes = 0;  // each one a bug, logged
   std::uint64_t pending_changes = 0;
+  std::uint64_t memory_bytes = 0;  // the structure itself (a table's change log included)
 };
 
 }  // namespace sumcache::daemon

@@ -63,7 +63,7 @@ StatsSnapshot sample_snapshot() {
   h.record(50);
   h.record(3000);
   s.latency[0] = h.snapshot();
-  s.filter = {1024, 4, 10, 40, 0, 0, 3};
+  s.filter = {false, 1024, 4, 10, 40, 0, 0, 3, 512};
   PeerStatus odd;
   odd.id = "peer \"b\"\\\nx";  // ids are checked at config load; escaping still must hold
   odd.state = PeerState::suspect;

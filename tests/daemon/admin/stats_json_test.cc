@@ -137,10 +137,12 @@ TEST(StatsJson, SquidPeerShowsItsDigestFetchesAndHeader) {
 
 TEST(StatsJson, FilterCarriesEveryContractFieldAndItsEstimates) {
   StatsSnapshot s;
-  s.filter = {1000, 2, 7, 500, 1, 0, 12};
+  s.filter = {false, 1000, 2, 7, 500, 1, 0, 12, 500};
   s.store.keys = 7;
   const Json j = filter_json(s);
   EXPECT_EQ(j.at("hash"), "xxh3_128");
+  EXPECT_EQ(j.at("kind"), "counting-bloom");
+  EXPECT_EQ(j.at("universe"), 0);
   expect_numbers(
       j,
       {"m", "k", "entries", "set_bits", "fill_ratio", "estimated_fpr", "estimated_cardinality",
@@ -151,6 +153,24 @@ TEST(StatsJson, FilterCarriesEveryContractFieldAndItsEstimates) {
   // -(m/k) ln(1 - fill) = -500 ln 0.5
   EXPECT_NEAR(j.at("estimated_cardinality").get<double>(), 346.57, 0.01);
   EXPECT_EQ(j.at("memory_bytes"), 500);
+}
+
+// filter.kind fingerprint (docs/admin.md, "/filter"): m is the universe, the
+// rate exact from the entries, the memory the table's.
+TEST(StatsJson, FilterShowsAFingerprintTablesKindUniverseAndMemory) {
+  StatsSnapshot s;
+  s.filter.fingerprint = true;
+  s.filter.m = 417'000;
+  s.filter.k = 1;
+  s.filter.entries = 1000;
+  s.filter.memory_bytes = 3100;
+  const Json j = filter_json(s);
+  EXPECT_EQ(j.at("kind"), "fingerprint");
+  EXPECT_EQ(j.at("universe"), 417'000);
+  EXPECT_EQ(j.at("memory_bytes"), 3100);
+  // 1 - (1 - 1/U)^n
+  EXPECT_NEAR(j.at("estimated_fpr").get<double>(), 0.0023953, 1e-6);
+  EXPECT_EQ(j.at("estimated_cardinality"), 1000.0);
 }
 
 // /filter's squid_digest: null when disabled, every figure when on (docs/admin.md).
@@ -172,7 +192,7 @@ TEST(StatsJson, FilterCarriesTheSquidDigestWhenEnabled) {
 
 TEST(StatsJson, AFullFiltersCardinalityIsNullNotInfinity) {
   StatsSnapshot s;
-  s.filter = {64, 1, 1000, 64, 0, 0, 0};
+  s.filter = {false, 64, 1, 1000, 64, 0, 0, 0};
   EXPECT_TRUE(filter_json(s).at("estimated_cardinality").is_null());
 }
 

@@ -12,6 +12,14 @@ namespace sumcache::testing {
 
 namespace {
 
+std::string node_extra(const ClusterNode& self, const std::vector<ClusterNode>& all,
+                       const ClusterOptions& o) {
+  for (std::size_t i = 0; i < all.size() && i < o.node_extra_json.size(); ++i) {
+    if (all[i].id == self.id) return o.node_extra_json[i];
+  }
+  return {};
+}
+
 std::string node_config(const ClusterNode& self, const std::vector<ClusterNode>& all,
                         const ClusterOptions& o, const std::filesystem::path& dir,
                         const std::string& tls_json) {
@@ -36,6 +44,7 @@ std::string node_config(const ClusterNode& self, const std::vector<ClusterNode>&
               : "") +
          R"(],
     )" + o.extra_json +
+         node_extra(self, all, o) +
          R"(
     "admin": {"address": "127.0.0.1", "port": )" +
          std::to_string(self.admin_port) + R"(, "token": ")" + kAdminToken + R"("},

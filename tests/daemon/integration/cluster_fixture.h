@@ -26,6 +26,9 @@ struct ClusterOptions {
   bool tls = false;                  // summaries over TLS, with a test PKI made for the run
   std::string extra_cluster_json{};  // more "cluster" fields, each followed by a comma
   std::string extra_json{};          // more top-level fields, each followed by a comma
+  // Node i's own top-level fields (after extra_json), each followed by a
+  // comma: nodes of one cluster configured apart (a mixed filter.kind).
+  std::vector<std::string> node_extra_json{};
   std::string extra_cache_json{};    // more "cache" fields, each followed by a comma
   bool listen_ipv6_too = false;      // the proxy also listens on [::1], same port
   // The last late_nodes nodes are neither started by start_cluster nor named

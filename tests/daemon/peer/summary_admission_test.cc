@@ -7,6 +7,7 @@
 
 #include "daemon/peer/peer_http.h"
 #include "filters/bloom_filter.h"
+#include "filters/fingerprint.h"
 #include "protocol/encode.h"
 #include "protocol/invalidation_message.h"
 #include "protocol/message_bounds.h"
@@ -164,6 +165,84 @@ TEST_F(FixedHeader, AnMOverTheBoundOrAnOversizedPayloadIs413) {
   const Verdict v = check(first, length);
   EXPECT_EQ(v.status, 413U);
   EXPECT_EQ(v.reason, Refusal::too_large);
+}
+
+// A fingerprint summary's fixed header (docs/protocol.md, "Fingerprint
+// summaries"): m is its universe, entries the set's size after the message.
+std::string fingerprint_header(protocol::MessageKind kind, std::uint64_t universe,
+                               std::uint64_t entries, std::uint64_t payload_bytes,
+                               std::uint64_t& length) {
+  protocol::WireHeader h;
+  h.version = protocol::kVersion;
+  h.min_version = protocol::kVersion;
+  h.kind = static_cast<std::uint8_t>(kind);
+  h.compression = static_cast<std::uint8_t>(protocol::Compression::rice_gaps);
+  h.node_id_bytes = 6;
+  h.k = 1;
+  h.epoch = 1;
+  h.sequence = 2;
+  h.base_sequence = kind == protocol::MessageKind::fingerprint_delta ? 1 : 0;
+  h.m = universe;
+  h.entries = entries;
+  h.payload_count = entries;
+  h.payload_bytes = payload_bytes;
+  std::string first;
+  protocol::append_header(first, h);
+  length = h.header_bytes + 6 + payload_bytes + protocol::kTagBytes;
+  return first;
+}
+
+TEST_F(FixedHeader, AFingerprintSetsUniverseIsNotBoundByTheBloomCap) {
+  // 10^6 URLs at p = 0.24%: U = 4.2 * 10^8, far over a Bloom filter's 2^20
+  // here, in about 10.2 bits per URL on the wire.
+  std::uint64_t length = 0;
+  const std::string first = fingerprint_header(protocol::MessageKind::fingerprint_full, 417'701'000,
+                                               1'000'000, 1'300'000, length);
+  EXPECT_FALSE(check_fixed_header(first, "node-b", length, 1 << 20, kChanges, facts_, 1 << 20));
+  std::uint64_t delta_length = 0;
+  const std::string delta = fingerprint_header(protocol::MessageKind::fingerprint_delta,
+                                               417'701'000, 1'000'000, 40'000, delta_length);
+  EXPECT_FALSE(
+      check_fixed_header(delta, "node-b", delta_length, 1 << 20, kChanges, facts_, 1 << 20));
+}
+
+TEST_F(FixedHeader, AFingerprintSetOverTheCapOrTheUniverseLimitIs413) {
+  std::uint64_t length = 0;
+  // One more fingerprint than cluster.peer_max_fingerprints lets this node hold.
+  std::string first =
+      fingerprint_header(protocol::MessageKind::fingerprint_full, 1 << 30, 1025, 2000, length);
+  Verdict v = check_fixed_header(first, "node-b", length, 1 << 20, kChanges, facts_, 1024);
+  EXPECT_EQ(v.status, 413U);
+  EXPECT_EQ(v.reason, Refusal::too_large);
+  EXPECT_NE(v.text.find("cluster.peer_max_fingerprints"), std::string::npos) << v.text;
+  // A delta that would leave the set over the cap.
+  first = fingerprint_header(protocol::MessageKind::fingerprint_delta, 1 << 30, 1025, 200, length);
+  EXPECT_EQ(check_fixed_header(first, "node-b", length, 1 << 20, kChanges, facts_, 1024).status,
+            413U);
+  // A universe past filters::kMaxUniverse.
+  first = fingerprint_header(protocol::MessageKind::fingerprint_full, filters::kMaxUniverse + 1, 10,
+                             100, length);
+  EXPECT_EQ(check_fixed_header(first, "node-b", length, 1 << 20, kChanges, facts_, 1024).status,
+            413U);
+  // More payload than 1024 fingerprints in that universe can take.
+  const std::uint64_t bound = fingerprint_payload_bound_for(true, 1 << 30, 1024, kChanges);
+  first =
+      fingerprint_header(protocol::MessageKind::fingerprint_full, 1 << 30, 1000, bound + 1, length);
+  v = check_fixed_header(first, "node-b", length, 1 << 20, kChanges, facts_, 1024);
+  EXPECT_EQ(v.status, 413U);
+  EXPECT_EQ(v.reason, Refusal::too_large);
+}
+
+TEST(FingerprintBounds, TheListenersBoundAdmitsEitherKindAtTheCap) {
+  // A full of 10^6 URLs at p = 0.24% is about 1.3 MB; the bound of 2^20 fingerprints admits it.
+  EXPECT_GE(fingerprint_payload_bound_for(true, 417'701'000, 1 << 20, kChanges), 1'300'000U);
+  // A delta never adds more than the cap, however many changes a decoder takes.
+  EXPECT_EQ(fingerprint_payload_bound_for(false, 1 << 30, 1024, kChanges),
+            fingerprint_payload_bound_for(false, 1 << 30, 1024, 1024));
+  const std::uint64_t bound = summary_message_bound(1 << 20, 1 << 20, 6);
+  EXPECT_GE(bound, fingerprint_payload_bound_for(true, filters::kMaxUniverse, 1 << 20, kChanges));
+  EXPECT_GE(bound, fingerprint_payload_bound_for(false, filters::kMaxUniverse, 1 << 20, kChanges));
+  EXPECT_GE(bound, protocol::full_payload_bound(1 << 20));
 }
 
 }  // namespace

@@ -36,7 +36,7 @@ std::string body_for(int i) { return std::string(100 + i * 37, static_cast<char>
 
 std::vector<std::uint8_t> counters_of(const Store& store) {
   const IndexSnapshot snapshot = store.index_snapshot();
-  const auto bytes = snapshot.filter.counter_bytes();
+  const auto bytes = snapshot.filter->counter_bytes();
   return {bytes.begin(), bytes.end()};
 }
 

@@ -240,5 +240,64 @@ TEST(Store, FilterDeltaStatesEachChangedBitsValueAndCountsNewKeys) {
   EXPECT_EQ(peer, store->filter_snapshot());
 }
 
+// A receiver's copy of a fingerprint set, advanced by rounds as a peer's
+// directory is: removals by rank in the set held, then additions.
+std::vector<std::uint64_t> apply_round(std::vector<std::uint64_t> held,
+                                       const filters::FingerprintDelta& delta) {
+  std::vector<std::uint64_t> kept;
+  std::size_t next = 0;
+  for (std::uint64_t rank = 0; rank < held.size(); ++rank) {
+    if (next < delta.removed_ranks.size() && delta.removed_ranks[next] == rank) {
+      ++next;
+      continue;
+    }
+    kept.push_back(held[rank]);
+  }
+  kept.insert(kept.end(), delta.added.begin(), delta.added.end());
+  std::sort(kept.begin(), kept.end());
+  return kept;
+}
+
+TEST(Store, FingerprintRoundsGiveEachMarkedSetAndTheDeltaBetweenThem) {
+  auto store = open_store(testing::with_fingerprints(memory_options()));
+  ASSERT_TRUE(store->keeps_fingerprints());
+  ASSERT_FALSE(store->insert(make_object(*store, "http://a/", "x")));
+  // The first round has no mark to start from: the set in full, and a mark.
+  FingerprintRound first = store->take_fingerprint_round(false);
+  EXPECT_FALSE(first.delta.ok());
+  ASSERT_TRUE(first.sorted.has_value());
+  EXPECT_EQ(first.sorted->size(), 1U);
+  EXPECT_EQ(first.entries, 1U);
+  // Nothing changed since: the set as marked is known without a round.
+  EXPECT_EQ(store->fingerprints_if_unchanged(), first.sorted);
+  ASSERT_FALSE(store->insert(make_object(*store, "http://b/", "x")));
+  ASSERT_FALSE(store->insert(make_object(*store, "http://c/", "x")));
+  EXPECT_EQ(store->filter_keys_added(), 2U);
+  ASSERT_EQ(store->remove("http://a/"), 1U);
+  // Changed since the mark: only a round can say what the set is at one.
+  EXPECT_FALSE(store->fingerprints_if_unchanged().has_value());
+  EXPECT_EQ(store->filter_stats().pending_changes, 3U);
+  FingerprintRound second = store->take_fingerprint_round(true);
+  ASSERT_TRUE(second.delta.ok()) << second.delta.error().message();
+  EXPECT_EQ(second.delta->removed_ranks.size(), 1U);
+  EXPECT_EQ(second.delta->added.size(), 2U);
+  ASSERT_TRUE(second.sorted.has_value());
+  EXPECT_EQ(apply_round(*first.sorted, *second.delta), *second.sorted);
+  EXPECT_EQ(second.entries, 2U);
+  EXPECT_EQ(store->filter_keys_added(), 0U);
+  const FilterStats fs = store->filter_stats();
+  EXPECT_TRUE(fs.fingerprint);
+  EXPECT_EQ(fs.m, std::uint64_t{1} << 24);  // the universe
+  EXPECT_EQ(fs.k, 1U);
+  EXPECT_EQ(fs.entries, 2U);
+  EXPECT_GT(fs.memory_bytes, 0U);
+  EXPECT_EQ(fs.refused_removes, 0U);
+}
+
+TEST(Store, FingerprintTableRefusesAUniverseOverTheCap) {
+  StoreOptions options = testing::with_fingerprints(memory_options(), filters::kMaxUniverse + 1);
+  EXPECT_EQ(Store::open(options).error(), StoreErrc::invalid_options);
+}
+
 }  // namespace
 }  // namespace sumcache::daemon

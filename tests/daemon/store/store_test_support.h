@@ -19,6 +19,8 @@
 #include "daemon/store/store.h"
 #include "filters/bloom_filter.h"
 #include "filters/counting_bloom_filter.h"
+#include "filters/fingerprint.h"
+#include "filters/fingerprint_table.h"
 #include "tests/support/temp_dir.h"
 
 namespace sumcache::daemon::testing {
@@ -118,26 +120,51 @@ inline std::string body_of(Store& store, const ObjectPtr& object) {
   return body.ok() ? **body : std::string();
 }
 
+// The same store with filter.kind fingerprint: a table of this universe.
+inline StoreOptions with_fingerprints(StoreOptions o, std::uint64_t universe = 1 << 24) {
+  o.fingerprint_universe = universe;
+  return o;
+}
+
 // THE INVARIANT: the counting filter equals one rebuilt from the index's
 // keys, counter for counter, and its bit view equals a plain Bloom filter of
 // those keys. Exact equality needs no counter to have saturated (a saturated
-// counter never comes down again), so that is asserted first.
+// counter never comes down again), so that is asserted first. With
+// filter.kind fingerprint: the table holds exactly the fingerprints of the
+// index's keys, one per key, repeats kept.
 inline void expect_filter_matches_index(const Store& store) {
   const IndexSnapshot snap = store.index_snapshot();
-  ASSERT_EQ(snap.filter.saturated_counters(), 0U) << "choose a larger m for this test";
-  auto rebuilt = filters::CountingBloomFilter::create(snap.filter.params(), snap.filter.hasher());
-  auto plain = filters::BloomFilter::create(snap.filter.params(), snap.filter.hasher());
+  if (snap.fingerprints) {
+    const filters::FingerprintTable& table = *snap.fingerprints;
+    std::vector<std::uint64_t> expected;
+    expected.reserve(snap.keys.size());
+    for (const filters::Hash128& h : snap.keys) {
+      expected.push_back(filters::fingerprint(h, table.universe()));
+    }
+    std::sort(expected.begin(), expected.end());
+    ASSERT_EQ(table.size(), expected.size());
+    ASSERT_TRUE(table.sorted() == expected)
+        << "fingerprint table differs from one rebuilt from " << snap.keys.size() << " index keys";
+    EXPECT_EQ(store.filter_stats().refused_removes, 0U);
+    EXPECT_EQ(store.filter_stats().entries, snap.keys.size());
+    return;
+  }
+  ASSERT_TRUE(snap.filter.has_value());
+  const filters::CountingBloomFilter& filter = *snap.filter;
+  ASSERT_EQ(filter.saturated_counters(), 0U) << "choose a larger m for this test";
+  auto rebuilt = filters::CountingBloomFilter::create(filter.params(), filter.hasher());
+  auto plain = filters::BloomFilter::create(filter.params(), filter.hasher());
   ASSERT_TRUE(rebuilt.ok() && plain.ok());
   for (const filters::Hash128& h : snap.keys) {
     rebuilt->add(h);
     plain->add(h);
   }
-  const auto live = snap.filter.counter_bytes();
+  const auto live = filter.counter_bytes();
   const auto expected = rebuilt->counter_bytes();
   ASSERT_TRUE(std::equal(live.begin(), live.end(), expected.begin(), expected.end()))
       << "counting filter differs from one rebuilt from " << snap.keys.size() << " index keys";
-  EXPECT_EQ(snap.filter.bit_view(), *plain);
-  EXPECT_EQ(snap.filter.refused_removes(), 0U);
+  EXPECT_EQ(filter.bit_view(), *plain);
+  EXPECT_EQ(filter.refused_removes(), 0U);
   EXPECT_EQ(store.filter_stats().entries, snap.keys.size());
 }
 
