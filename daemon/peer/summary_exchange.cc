@@ -32,11 +32,6 @@ std::uint64_t new_epoch() {
          (rd() & 0xFFFFF);
 }
 
-bool is_fingerprint(protocol::MessageKind kind) {
-  return kind == protocol::MessageKind::fingerprint_full ||
-         kind == protocol::MessageKind::fingerprint_delta;
-}
-
 // No summary larger than the directories can hold is worth allocating. A
 // Bloom filter's m is bits held here, so the bit-sliced directory's cap; a
 // fingerprint set's m is its universe, held as values, bounded by their count.
@@ -44,7 +39,7 @@ protocol::DecodeLimits limits(std::string_view message, std::uint64_t max_finger
   protocol::DecodeLimits l;
   const bool fingerprints =
       message.size() >= protocol::kHeaderBytes &&
-      is_fingerprint(static_cast<protocol::MessageKind>(protocol::read_header(message).kind));
+      protocol::is_fingerprint_kind(static_cast<protocol::MessageKind>(protocol::read_header(message).kind));
   l.max_m = fingerprints ? filters::kMaxUniverse : filters::kMaxDirectoryBits;
   l.max_message_bytes = kMaxSummaryBytes;
   l.max_fingerprints = max_fingerprints;
@@ -420,7 +415,7 @@ SummaryResponse SummaryExchange::apply(PeerLane& lane, const protocol::SummaryMe
   if (lane.removed) return answer(401, "not a peer of this node\n");
   Peer& peer = *lane.peer;
   const auto now = std::chrono::steady_clock::now();
-  if (is_fingerprint(message.kind)) {
+  if (protocol::is_fingerprint_kind(message.kind)) {
     {
       std::lock_guard lock(table_.mutex());
       SummaryResponse r = apply_fingerprints(peer, message);
