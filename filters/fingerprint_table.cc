@@ -196,4 +196,22 @@ Result<FingerprintDelta> FingerprintTable::take_delta() {
 
 std::uint64_t FingerprintTable::adds_since_mark() const { return adds_since_mark_; }
 
+FingerprintDelta fingerprint_difference(std::span<const std::uint64_t> base,
+                                        std::span<const std::uint64_t> now) {
+  FingerprintDelta delta;
+  std::size_t i = 0;
+  std::size_t j = 0;
+  while (i < base.size() || j < now.size()) {
+    if (j == now.size() || (i < base.size() && base[i] < now[j])) {
+      delta.removed_ranks.push_back(i++);
+    } else if (i == base.size() || now[j] < base[i]) {
+      delta.added.push_back(now[j++]);
+    } else {
+      ++i;
+      ++j;
+    }
+  }
+  return delta;
+}
+
 }  // namespace sumcache::filters

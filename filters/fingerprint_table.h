@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <memory>
 #include <system_error>
 #include <vector>
@@ -26,6 +27,13 @@ struct FingerprintDelta {
   std::vector<std::uint64_t> added;          // ascending, repeats allowed
   friend bool operator==(const FingerprintDelta&, const FingerprintDelta&) = default;
 };
+
+// The delta from `base` to `now` (both ascending, repeats kept) as take_delta()
+// states it: each element of base that now lacks, by its rank in base, and each
+// element of now that base lacks, counted with multiplicity. For tests and
+// benchmarks that hold both sets.
+FingerprintDelta fingerprint_difference(std::span<const std::uint64_t> base,
+                                        std::span<const std::uint64_t> now);
 
 class FingerprintTable {
  public:

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "filters/counting_bloom_filter.h"
+#include "filters/fingerprint_table.h"
 #include "filters/fingerprint.h"
 #include "protocol/decode.h"
 #include "protocol/encode.h"
@@ -122,26 +123,6 @@ std::vector<std::uint64_t> fingerprints(const filters::Hasher& hasher, std::uint
   return out;
 }
 
-// What FingerprintTable::take_delta gives from `base` to `now`: the ranks in
-// base of what left, the fingerprints that came.
-filters::FingerprintDelta fingerprint_diff(const std::vector<std::uint64_t>& base,
-                                           const std::vector<std::uint64_t>& now) {
-  filters::FingerprintDelta delta;
-  std::size_t i = 0;
-  std::size_t j = 0;
-  while (i < base.size() || j < now.size()) {
-    if (j == now.size() || (i < base.size() && base[i] < now[j])) {
-      delta.removed_ranks.push_back(i++);
-    } else if (i == base.size() || now[j] < base[i]) {
-      delta.added.push_back(now[j++]);
-    } else {
-      ++i;
-      ++j;
-    }
-  }
-  return delta;
-}
-
 // The fingerprint kinds: the set of n fingerprints in U = ceil(n / p), its
 // full message, and the deltas after replacing the oldest 1% and 10%.
 void run_fingerprints(std::uint64_t n, double target_fpr) {
@@ -178,7 +159,7 @@ void run_fingerprints(std::uint64_t n, double target_fpr) {
   std::uint64_t sequence = 1;
   for (int step = 0; step < 2; ++step) {
     const std::uint64_t replaced = n / (step == 0 ? 100 : 10);
-    const auto delta = fingerprint_diff(base, fingerprints(hasher, universe, replaced, n));
+    const auto delta = filters::fingerprint_difference(base, fingerprints(hasher, universe, replaced, n));
     const std::string wire =
         protocol::encode_fingerprint_delta(info(++sequence, n), 1, delta, kSecret).value();
     auto back = protocol::decode(wire, secret, limits);

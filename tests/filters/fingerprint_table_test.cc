@@ -265,6 +265,12 @@ TEST_P(FingerprintTableModel, MatchesAMultisetAndItsDeltasReproduceIt) {
       ASSERT_TRUE(std::adjacent_find(delta->removed_ranks.begin(), delta->removed_ranks.end(),
                                      std::greater_equal<>()) == delta->removed_ranks.end());
       ASSERT_EQ(applied(marked, *delta), now);
+      // The same sizes as the difference of the two sets (which names the last copies
+      // of a repeated fingerprint where take_delta names the first), and as good.
+      const auto difference = fingerprint_difference(marked, now);
+      ASSERT_EQ(difference.added, delta->added);
+      ASSERT_EQ(difference.removed_ranks.size(), delta->removed_ranks.size());
+      ASSERT_EQ(applied(marked, difference), now);
       nonempty_deltas += delta->removed_ranks.empty() ? 0 : 1;
     }
     t.mark(std::size_t{1} << 16);

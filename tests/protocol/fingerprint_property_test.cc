@@ -54,7 +54,7 @@ class Sender {
   std::string full() const { return encode_fingerprint_full(info(), sorted(), kSecret).value(); }
   std::string delta_from(std::uint64_t base) const {
     return encode_fingerprint_delta(info(), base,
-                                    testing::fingerprint_diff(history_.at(base), sorted()), kSecret)
+                                    filters::fingerprint_difference(history_.at(base), sorted()), kSecret)
         .value();
   }
   std::uint64_t sequence() const { return sequence_; }

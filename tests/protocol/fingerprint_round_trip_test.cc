@@ -173,7 +173,7 @@ TEST(FingerprintRoundTrip, CodedSizesSitNearTheInformationFloor) {
   auto now = set;
   for (std::size_t i = 0; i < kReplaced; ++i) now[rng() % now.size()] = rng() % universe;
   std::sort(now.begin(), now.end());
-  const auto delta = testing::fingerprint_diff(set, now);
+  const auto delta = filters::fingerprint_difference(set, now);
   ASSERT_GT(delta.removed_ranks.size(), kReplaced * 98 / 100);  // a few drew one slot twice
   const std::string wire =
       encode_fingerprint_delta(fingerprint_info(universe, now.size(), 2), 1, delta, kSecret)

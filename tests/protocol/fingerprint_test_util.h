@@ -1,6 +1,6 @@
 #pragma once
-// Fingerprint sets for the protocol tests: random multisets, the delta between
-// two of them as a sender computes it, and a receiver's model that applies one.
+// Fingerprint sets for the protocol tests: random multisets and a receiver's
+// model that applies a delta (filters::fingerprint_difference computes one).
 
 #include <algorithm>
 #include <cstdint>
@@ -31,27 +31,6 @@ inline std::vector<std::uint64_t> random_fingerprints(std::uint64_t universe, st
   }
   std::sort(out.begin(), out.end());
   return out;
-}
-
-// The delta from `base` to `now` (both ascending, repeats kept): each element
-// of base that now lacks, by its rank in base, and each element of now that
-// base lacks, counted with multiplicity.
-inline filters::FingerprintDelta fingerprint_diff(const std::vector<std::uint64_t>& base,
-                                                  const std::vector<std::uint64_t>& now) {
-  filters::FingerprintDelta delta;
-  std::size_t i = 0;
-  std::size_t j = 0;
-  while (i < base.size() || j < now.size()) {
-    if (j == now.size() || (i < base.size() && base[i] < now[j])) {
-      delta.removed_ranks.push_back(i++);
-    } else if (i == base.size() || now[j] < base[i]) {
-      delta.added.push_back(now[j++]);
-    } else {
-      ++i;
-      ++j;
-    }
-  }
-  return delta;
 }
 
 // The receiver's model: `base` without the elements at the removed ranks

@@ -109,7 +109,7 @@ inline std::vector<GoldenMessage> golden_messages() {
   auto now = golden_fingerprints({}, kGoldenUniverse, 30, 310);
   now.insert(std::lower_bound(now.begin(), now.end(), now[100]), now[100]);
   fp_delta.info = {"node-a", 1'700'000'000, 45, {kGoldenUniverse, 1}, {}, now.size()};
-  fp_delta.fingerprints = fingerprint_diff(base, now);
+  fp_delta.fingerprints = filters::fingerprint_difference(base, now);
   out.push_back({"fingerprint_delta.bin", std::move(fp_delta)});
   // md5, a seedless hasher, in a large universe (10^4 keys at p = 0.24%).
   out.push_back({"fingerprint_full_md5.bin", golden_fingerprint_full(4'177'000, md5, 40)});

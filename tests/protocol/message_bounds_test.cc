@@ -108,7 +108,7 @@ TEST(MessageBounds, EveryEncodedFingerprintMessageFits) {
         auto now = testing::random_fingerprints(universe, n / 2, repeat, seed++);
         now.insert(now.end(), set.begin(), set.begin() + static_cast<long>(n - n / 2));
         std::sort(now.begin(), now.end());
-        const auto delta = testing::fingerprint_diff(set, now);
+        const auto delta = filters::fingerprint_difference(set, now);
         const std::uint64_t changes = delta.removed_ranks.size() + delta.added.size();
         const std::string wire =
             encode_fingerprint_delta(testing::fingerprint_info(universe, now.size(), 2), 1, delta,
