@@ -85,6 +85,12 @@ def node_config(i, ports, params):
             "summary_expiry_ms": params.summary_expiry_ms,
             "peer_timeout_ms": params.peer_timeout_ms,
             "store_peer_hits": True,
+            # The replay runs far faster than the paper's traces: at the listener's
+            # default of 10 summaries a second a node's own 1% deltas would be
+            # refused (429) and replaced by full summaries, and the experiment
+            # would measure its throttling instead of the protocol.
+            "peer_summary_rate": 200.0,
+            "peer_summary_burst": 400,
             "miss_policy": params.miss_policy,
         },
         "peers": [{"id": node_id(j), "host": "127.0.0.1", "http_port": p.http,
