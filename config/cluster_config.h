@@ -50,8 +50,42 @@ struct SquidDigestConfig {
   friend bool operator==(const SquidDigestConfig&, const SquidDigestConfig&) = default;
 };
 
+// cluster.transport (docs/peers.md, "Redis transport"): how summaries travel.
+// mesh: pushed to every peer over HTTP; redis: published once to Redis, read
+// from it by every node, membership kept there too.
+enum class ClusterTransport { mesh, redis };
+
+// cluster.redis: the Redis servers a redis transport publishes to. Node ids
+// hash onto `servers` (each node's keys on one); the first also holds the
+// membership hash. Redis is a transport, not a trusted party: everything read
+// from it carries the cluster's HMAC tag.
+struct RedisConfig {
+  std::vector<Endpoint> servers;  // required with transport redis; address: IP literal or name
+  std::string username;           // AUTH username password (ACL); empty: AUTH password
+  std::string password;           // inline, or read from password_file by load_config_file
+  std::filesystem::path password_file;
+  bool tls = false;                  // TLS to every server
+  std::filesystem::path ca_file;     // empty: the system store
+  std::filesystem::path cert_file;   // client certificate, when the server asks for one
+  std::filesystem::path key_file;
+  std::string server_name;           // verified name (and SNI); empty: each server's address
+  std::string key_prefix = "sumcache";  // keys: <prefix>:members, <prefix>:node:<id>:full, ...
+  std::uint32_t stream_length = 256;    // deltas a node's stream keeps (XADD MAXLEN ~)
+  std::chrono::milliseconds heartbeat_ms{1000};
+  std::chrono::milliseconds member_expiry_ms{5000};  // no heartbeat this long: the node left
+  std::chrono::milliseconds connect_timeout_ms{1000};
+  std::chrono::milliseconds command_timeout_ms{1000};
+  std::chrono::milliseconds block_ms{1000};  // XREAD BLOCK, added to command_timeout_ms
+  // The host peers reach this node at (object fetches, purges stay direct);
+  // empty: peer_listen's address, which must then not be a wildcard.
+  std::string advertise_host;
+  friend bool operator==(const RedisConfig&, const RedisConfig&) = default;
+};
+
 struct ClusterConfig {
   Sharing sharing = Sharing::none;
+  ClusterTransport transport = ClusterTransport::mesh;  // summary mode only
+  RedisConfig redis;
   std::string secret;                 // inline, or read from secret_file by load_config_file
   std::filesystem::path secret_file;  // as written; relative to the config file's directory
   Endpoint peer_listen{"127.0.0.1", 3130};
