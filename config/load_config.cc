@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <utility>
 
 #include "config/read_config.h"
 #include "config/section_readers.h"
@@ -49,6 +50,30 @@ std::string read_secret(const std::filesystem::path& base, const std::filesystem
   return secret;
 }
 
+// Throws at path unless file (as written: relative to the working directory,
+// where the daemon opens it) opens for reading. Only opened: a CA bundle may be large.
+void check_readable(const std::filesystem::path& file, const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec)) {
+    throw ConfigError(path, "cannot read " + file.string() + ": is a directory");
+  }
+  if (!std::ifstream(file, std::ios::binary)) {
+    throw ConfigError(path, "cannot read " + file.string() + ": " + std::strerror(errno));
+  }
+}
+
+// The Redis TLS files are used at each connect, long after start: a missing one is
+// better refused with the config than logged at every reconnect.
+void check_redis_files(const ClusterConfig& cluster) {
+  if (cluster.transport != ClusterTransport::redis) return;
+  const RedisConfig& r = cluster.redis;
+  for (const auto& [key, file] :
+       {std::pair{"ca_file", &r.ca_file}, std::pair{"cert_file", &r.cert_file},
+        std::pair{"key_file", &r.key_file}}) {
+    if (!file->empty()) check_readable(*file, std::string("$.cluster.redis.") + key);
+  }
+}
+
 }  // namespace
 
 Config parse_config(std::string_view json_text, std::string_view source_name) {
@@ -75,6 +100,7 @@ Config load_config_file(const std::filesystem::path& file) {
       config.cluster.redis.password =
           read_secret(base, config.cluster.redis.password_file, "$.cluster.redis.password_file");
     }
+    check_redis_files(config.cluster);
     return config;
   } catch (const ConfigError& e) {
     if (!e.source().empty()) throw;

@@ -18,7 +18,9 @@ Config parse_config(std::string_view json_text, std::string_view source_name);
 // Reads the file, parses and validates it, then reads admin.token_file, cluster.secret_file and
 // cluster.redis.password_file (relative to the file's directory) into admin.token,
 // cluster.secret and cluster.redis.password, trailing newlines trimmed. An unreadable or empty
-// secret file is an error at its field's path.
+// secret file is an error at its field's path. With transport redis, each of
+// cluster.redis.ca_file, cert_file and key_file given must open for reading (relative to the
+// working directory, where the daemon opens them).
 Config load_config_file(const std::filesystem::path& file);
 
 }  // namespace sumcache::config

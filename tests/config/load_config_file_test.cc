@@ -119,6 +119,33 @@ TEST_F(LoadConfigFile, MissingOrEmptyRedisPasswordFileNamesItsField) {
   EXPECT_NE(empty.reason().find("is empty"), std::string::npos) << empty.what();
 }
 
+// The Redis TLS files open at each connect: a missing one is refused with the config.
+TEST_F(LoadConfigFile, RedisTlsFilesMustOpen) {
+  const fs::path ca = write("tls/ca.pem", "ca");
+  const fs::path cert = write("tls/client.pem", "cert");
+  const fs::path key = write("tls/client.key", "key");
+  const auto config = [&](const fs::path& ca_file, const char* transport) {
+    return write("sumcache.json",
+                 std::string(R"({"cluster": {"sharing": "summary", "secret": "0123456789abcdef",
+                    "transport": ")") +
+                     transport + R"(", "redis": {"servers": [{"address": "r"}],
+                    "tls": true, "ca_file": ")" +
+                     ca_file.string() + R"(", "cert_file": ")" + cert.string() +
+                     R"(", "key_file": ")" + key.string() + R"("}}})");
+  };
+  EXPECT_EQ(load_config_file(config(ca, "redis")).cluster.redis.ca_file, ca);
+  ConfigError missing = error_of(config(dir_ / "tls/absent.pem", "redis"));
+  EXPECT_EQ(missing.path(), "$.cluster.redis.ca_file");
+  EXPECT_NE(missing.reason().find("absent.pem: No such file"), std::string::npos) << missing.what();
+  ConfigError directory = error_of(config(dir_ / "tls", "redis"));
+  EXPECT_EQ(directory.path(), "$.cluster.redis.ca_file");
+  EXPECT_NE(directory.reason().find("is a directory"), std::string::npos) << directory.what();
+  fs::remove(key);
+  EXPECT_EQ(error_of(config(ca, "redis")).path(), "$.cluster.redis.key_file");
+  // The mesh transport opens none of them.
+  EXPECT_NO_THROW(load_config_file(config(dir_ / "tls/absent.pem", "mesh")));
+}
+
 TEST_F(LoadConfigFile, MissingConfigFileIsAnErrorAtTheRoot) {
   ConfigError e = error_of(dir_ / "absent.json");
   EXPECT_EQ(e.path(), "$");
