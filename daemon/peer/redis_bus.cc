@@ -49,19 +49,6 @@ RedisOptions link_options(const config::RedisConfig& c, const config::Endpoint& 
 
 }  // namespace
 
-struct RedisBus::Server {
-  Server(asio::any_io_executor executor, const RedisOptions& options, Logger& log,
-         const std::string& address)
-      : name(address),
-        commands(executor, options, log, "redis " + address + " (commands)"),
-        reads(executor, options, log, "redis " + address + " (reads)"),
-        wake(executor) {}
-  std::string name;
-  RedisLink commands;
-  RedisLink reads;
-  asio::steady_timer wake;  // an idle reader's wait: cut short when a peer is ready
-};
-
 RedisBus::RedisBus(asio::any_io_executor executor, const config::Config& config, Logger& log,
                    PeerTable& table, SummaryExchange& exchange, RedisBusHooks hooks)
     : executor_(executor),

@@ -66,7 +66,19 @@ class RedisBus {
   RedisBusStats stats() const;  // any thread
 
  private:
-  struct Server;
+  // One Redis server: its links, and its reader's idle wait.
+  struct Server {
+    Server(asio::any_io_executor executor, const RedisOptions& options, Logger& log,
+           const std::string& address)
+        : name(address),
+          commands(executor, options, log, "redis " + address + " (commands)"),
+          reads(executor, options, log, "redis " + address + " (reads)"),
+          wake(executor) {}
+    std::string name;  // "host:port"
+    RedisLink commands;
+    RedisLink reads;
+    asio::steady_timer wake;  // cut short when a peer of this server is ready to read
+  };
   // A peer whose summaries this node reads: where its stream is read from.
   struct Reading {
     std::size_t server = 0;

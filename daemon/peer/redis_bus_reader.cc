@@ -37,7 +37,9 @@ void RedisBus::start_bootstraps(std::size_t server, SteadyTime now) {
 
 awaitable<void> RedisBus::bootstrap(std::string id, std::uint64_t generation) {
   const std::size_t s = redis_shard(id, servers_.size());
-  auto [ec, reply] = co_await servers_[s]->commands.command({"GET", keys_.full(id)});
+  // Named, not a braced list inside the co_await: GCC 12 miscompiles those.
+  RedisCommand get = {"GET", keys_.full(id)};
+  auto [ec, reply] = co_await servers_[s]->commands.command(std::move(get));
   if (stopped_) co_return;
   const auto it = readings_.find(id);
   if (it == readings_.end()) co_return;  // it left meanwhile
