@@ -89,6 +89,7 @@ class RedisBus {
     std::uint64_t sequence = 0;     // last applied
     std::string cursor = "0-0";     // the last entry ID read
     SteadyTime retry_at{};          // no full to GET yet, or refused: not before this
+    SteadyTime applied_at{};        // its last message applied (a full or a delta)
   };
 
   awaitable<void> heartbeat_loop();

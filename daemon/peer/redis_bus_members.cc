@@ -3,6 +3,8 @@
 // and heartbeat and reads both hashes and the server's clock; the plan says
 // who is live, who is stale, and which records are refused.
 
+#include <algorithm>
+
 #include "daemon/peer/peer_service.h"
 #include "daemon/peer/redis_bus.h"
 #include "daemon/peer/summary_exchange.h"
@@ -108,6 +110,8 @@ void RedisBus::apply_membership(RedisMembershipPlan plan, SteadyTime now) {
   }
   refused_records_ = std::move(still_refused);
 
+  const auto stale_after = std::max(config_.cluster.summary_expiry_ms / 2,
+                                    2 * config_.cluster.update_max_interval_ms);
   std::set<std::string, std::less<>> live;
   for (const MemberRecord& record : plan.live) {
     live.insert(record.id);
@@ -132,6 +136,12 @@ void RedisBus::apply_membership(RedisMembershipPlan plan, SteadyTime now) {
     } else if (reading.epoch != record.epoch) {
       // It restarted: its sequences start over, read from its new full.
       reading.epoch = record.epoch;
+      rebootstrap(reading);
+    } else if (reading.bootstrapped && now - reading.applied_at > stale_after) {
+      // A live member publishes at least every update_max_interval_ms: a stream
+      // silent for longer is read past where the node writes (an entry with a
+      // higher ID put there by another writer). Start over from its full.
+      resyncs_.fetch_add(1, std::memory_order_relaxed);
       rebootstrap(reading);
     }
   }

@@ -70,6 +70,7 @@ awaitable<void> RedisBus::bootstrap(std::string id, std::uint64_t generation) {
   }
   read_full_.fetch_add(1, std::memory_order_relaxed);
   reading.bootstrapped = true;
+  reading.applied_at = now;
   reading.sequence = m.sequence;
   reading.cursor = stream_id(m.sequence);
   servers_[s]->wake.cancel();  // an idle reader reads its stream now
@@ -93,6 +94,7 @@ void RedisBus::read_entry(RedisStreamEntry& entry, std::uint64_t generation) {
     case BusMessage::Outcome::applied:
       (m.full ? read_full_ : read_delta_).fetch_add(1, std::memory_order_relaxed);
       reading.sequence = m.sequence;
+      reading.applied_at = std::chrono::steady_clock::now();
       break;
     case BusMessage::Outcome::gap:
       // A delta that does not follow what is held (trimmed away, or a write
