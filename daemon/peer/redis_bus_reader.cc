@@ -45,15 +45,15 @@ awaitable<void> RedisBus::bootstrap(std::string id, std::uint64_t generation) {
   if (it == readings_.end()) co_return;  // it left meanwhile
   Reading& reading = it->second;
   reading.bootstrapping = false;
+  if (reading.generation != generation) {
+    servers_[s]->wake.cancel();  // asked again meanwhile: the reader starts it now
+    co_return;
+  }
   const auto now = std::chrono::steady_clock::now();
   // Whatever failed, the next try waits a block's length (the reader's pace).
   reading.retry_at = now + config_.cluster.redis.block_ms;
   if (ec) {
     outage("full summary of " + id, ec.message());
-    co_return;
-  }
-  if (reading.generation != generation) {
-    servers_[s]->wake.cancel();  // asked again meanwhile: the reader starts it
     co_return;
   }
   if (reply.is_nil()) co_return;  // none written yet: it publishes one soon
