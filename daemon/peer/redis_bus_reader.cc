@@ -144,8 +144,12 @@ awaitable<void> RedisBus::read_loop(std::size_t s) {
     auto [ec, reply] = co_await server.reads.command(std::move(xread), block);
     if (stopped_) co_return;
     if (ec) {
+      // The link may not know yet that its connection closed: a pause, not a
+      // spin (a call on a closed connection fails without waiting).
       outage("read", ec.message());
-      continue;  // the link is down now: the loop waits for it
+      server.wake.expires_after(kDownPause);
+      co_await server.wake.async_wait(use_nothrow);
+      continue;
     }
     if (reply.is_error()) {
       // A key of the wrong type (someone wrote over a stream): start those

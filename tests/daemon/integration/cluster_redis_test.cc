@@ -164,6 +164,17 @@ TEST_F(ClusterRedis, ThreeNodesFindEachOtherAndRouteAMissToTheClaimingPeerOnly) 
   EXPECT_EQ(redis_[0]->cli({"HLEN", "sumcache:members"}), "3\n");
   EXPECT_EQ(redis_[0]->cli({"TYPE", "sumcache:node:node-a:deltas"}), "stream\n");
   EXPECT_EQ(redis_[0]->cli({"TYPE", "sumcache:node:node-c:full"}), "string\n");
+  // The heartbeats go on: every node's seen time moves.
+  const std::string seen = redis_[0]->cli({"HGETALL", "sumcache:seen"});
+  std::this_thread::sleep_for(600ms);
+  const std::string later = redis_[0]->cli({"HGETALL", "sumcache:seen"});
+  for (const char* id : {"node-a", "node-b", "node-c"}) {
+    const auto value = [id](const std::string& all) {
+      const auto at = all.find(std::string(id) + "\n");
+      return at == std::string::npos ? std::string() : all.substr(at, all.find('\n', at + 7) - at);
+    };
+    EXPECT_NE(value(seen), value(later)) << id << ": " << seen << " then " << later;
+  }
 }
 
 TEST_F(ClusterRedis, ANodeAddedLaterBootstrapsFromRedisAndRoutesWithinASecond) {
@@ -173,6 +184,10 @@ TEST_F(ClusterRedis, ANodeAddedLaterBootstrapsFromRedisAndRoutesWithinASecond) {
   ASSERT_TRUE(start_node(2));
   const auto started = std::chrono::steady_clock::now();
   ASSERT_TRUE(wait_for_entries(2, "node-a", 1, 1s)) << admin(2, "/peers").body << log_of(2);
+  // node-a must know node-c too: it answers only its peers' object requests.
+  while (!peer_of(0, "node-c").is_object() && std::chrono::steady_clock::now() - started < 1s) {
+    std::this_thread::sleep_for(10ms);
+  }
   const auto took = std::chrono::steady_clock::now() - started;
   EXPECT_LT(took, 1s);
   EXPECT_EQ(x_cache(fetch(2, "/obj/redis-late?max_age=600&size=4000")), "PEER-HIT");
@@ -219,6 +234,7 @@ TEST_F(ClusterRedis, RedisKilledAndRestartedFailsNoRequestAndSummariesCatchUp) {
   // Caught up: node-a's summary at node-b holds every key node-a stored.
   const std::uint64_t held = admin_json(0, "/filter")["entries"].get<std::uint64_t>();
   EXPECT_TRUE(wait_for_entries(1, "node-a", held, 15s)) << admin(1, "/peers").body << log_of(1);
+  EXPECT_TRUE(wait_for_entries(2, "node-a", held, 15s)) << admin(2, "/peers").body << log_of(2);
   done = true;
   clients.join();
   EXPECT_GT(sent.load(), 20);
