@@ -166,9 +166,8 @@ AdminResponse serve(AdminContext& context, AdminEndpoint endpoint, const Setting
       }
       if (peers != nullptr) add_summary_memory_json(body, peers->summary_memory());
       // How summaries travel (docs/peers.md, "Redis transport").
-      body["transport"] = settings.config.cluster.transport == config::ClusterTransport::redis
-                              ? "redis"
-                              : "mesh";
+      body["transport"] =
+          settings.config.cluster.transport == config::ClusterTransport::redis ? "redis" : "mesh";
       if (const auto redis = peers != nullptr ? peers->redis_stats() : std::nullopt) {
         body["redis"] = redis_json(*redis);
       }

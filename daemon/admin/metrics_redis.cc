@@ -48,8 +48,7 @@ void write_redis_metrics(PrometheusWriter& w, const RedisBusStats& s) {
   w.single("sumcache_redis_outages_total", "counter",
            "Heartbeats, reads and writes that found Redis away (the node served on).", s.outages);
   w.single("sumcache_redis_members", "gauge",
-           "Live verified members in Redis, this node included, at the last heartbeat.",
-           s.members);
+           "Live verified members in Redis, this node included, at the last heartbeat.", s.members);
 }
 
 nlohmann::ordered_json redis_json(const RedisBusStats& s) {

@@ -94,8 +94,8 @@ bool RedisBus::prepare(std::string& failed) {
     const std::string address = server.address.find(':') != std::string::npos
                                     ? "[" + server.address + "]:" + std::to_string(server.port)
                                     : server.address + ":" + std::to_string(server.port);
-    servers_.push_back(std::make_unique<Server>(executor_, link_options(c, server, tls_.get()),
-                                                log_, address));
+    servers_.push_back(
+        std::make_unique<Server>(executor_, link_options(c, server, tls_.get()), log_, address));
   }
   if (servers_.empty()) {
     failed = "cluster.redis.servers is empty";
@@ -155,8 +155,7 @@ MemberRecord RedisBus::own_record() const {
 void RedisBus::outage(const std::string& what, const std::string& why) {
   outages_.fetch_add(1, std::memory_order_relaxed);
   if (const auto held = outage_log_.admit(LogLimiter::Clock::now())) {
-    log_.warn("redis: " + what + ": " + why +
-              "; serving on with the summaries held" +
+    log_.warn("redis: " + what + ": " + why + "; serving on with the summaries held" +
               (*held > 0 ? " (and " + std::to_string(*held) + " more failures)" : ""));
   }
 }

@@ -60,8 +60,8 @@ class RedisBus {
   // This node's summary at `sequence`: `delta` (null when none this round),
   // `delta_missing` when a delta was due and could not be encoded; `full`
   // gives the full summary at `sequence` (null when it cannot now).
-  void publish(std::uint64_t sequence, std::shared_ptr<const std::string> delta,
-               bool delta_missing, const std::function<std::shared_ptr<const std::string>()>& full);
+  void publish(std::uint64_t sequence, std::shared_ptr<const std::string> delta, bool delta_missing,
+               const std::function<std::shared_ptr<const std::string>()>& full);
 
   RedisBusStats stats() const;  // any thread
 
@@ -82,14 +82,14 @@ class RedisBus {
   // A peer whose summaries this node reads: where its stream is read from.
   struct Reading {
     std::size_t server = 0;
-    std::uint64_t epoch = 0;        // its member record's
-    bool bootstrapped = false;      // its full applied; its stream read after it
-    bool bootstrapping = false;     // a GET in flight
-    std::uint64_t generation = 0;   // bumped by each bootstrap: older reads are dropped
-    std::uint64_t sequence = 0;     // last applied
-    std::string cursor = "0-0";     // the last entry ID read
-    SteadyTime retry_at{};          // no full to GET yet, or refused: not before this
-    SteadyTime applied_at{};        // its last message applied (a full or a delta)
+    std::uint64_t epoch = 0;       // its member record's
+    bool bootstrapped = false;     // its full applied; its stream read after it
+    bool bootstrapping = false;    // a GET in flight
+    std::uint64_t generation = 0;  // bumped by each bootstrap: older reads are dropped
+    std::uint64_t sequence = 0;    // last applied
+    std::string cursor = "0-0";    // the last entry ID read
+    SteadyTime retry_at{};         // no full to GET yet, or refused: not before this
+    SteadyTime applied_at{};       // its last message applied (a full or a delta)
   };
 
   awaitable<void> heartbeat_loop();

@@ -80,9 +80,9 @@ awaitable<void> RedisBus::heartbeat() {
     refused(RedisRefusal::reply_malformed, "(membership)", "HGETALL or TIME of the wrong shape");
     co_return;
   }
-  RedisMembershipInput in{std::move(*members),         std::move(*seen),      *now_ms,
-                          config_.cluster.redis.member_expiry_ms, config_.node.id,
-                          config_.cluster.secret};
+  RedisMembershipInput in{
+      std::move(*members), std::move(*seen),      *now_ms, config_.cluster.redis.member_expiry_ms,
+      config_.node.id,     config_.cluster.secret};
   RedisMembershipPlan plan = plan_redis_membership(in);
   if (!plan.reap.empty()) asio::co_spawn(executor_, reap(std::move(plan.reap)), asio::detached);
   apply_membership(std::move(plan), now);
@@ -113,8 +113,8 @@ void RedisBus::apply_membership(RedisMembershipPlan plan, SteadyTime now) {
   }
   refused_records_ = std::move(still_refused);
 
-  const auto stale_after = std::max(config_.cluster.summary_expiry_ms / 2,
-                                    2 * config_.cluster.update_max_interval_ms);
+  const auto stale_after =
+      std::max(config_.cluster.summary_expiry_ms / 2, 2 * config_.cluster.update_max_interval_ms);
   std::set<std::string, std::less<>> live;
   for (const MemberRecord& record : plan.live) {
     live.insert(record.id);
@@ -150,17 +150,16 @@ void RedisBus::apply_membership(RedisMembershipPlan plan, SteadyTime now) {
   }
   // Leaves wait until Redis has been reachable for a member expiry: after an
   // outage (or a Redis restarted empty) every node needs a heartbeat to be seen again.
-  const bool leaves_allowed =
-      now - membership_up_since_ >= config_.cluster.redis.member_expiry_ms;
+  const bool leaves_allowed = now - membership_up_since_ >= config_.cluster.redis.member_expiry_ms;
   for (auto it = readings_.begin(); it != readings_.end();) {
     const bool in_table = table_.find(it->first).has_value();
     if (!in_table || (leaves_allowed && !live.contains(it->first))) {
       if (in_table) {
         const auto peer = table_.get(*table_.find(it->first));
         if (peer && peer->source == PeerSource::redis) {
-          hooks_.leave(it->first, "no heartbeat in redis for " +
-                                      std::to_string(config_.cluster.redis.member_expiry_ms.count()) +
-                                      " ms");
+          hooks_.leave(it->first,
+                       "no heartbeat in redis for " +
+                           std::to_string(config_.cluster.redis.member_expiry_ms.count()) + " ms");
         }
       }
       it = readings_.erase(it);

@@ -49,14 +49,22 @@ std::optional<RedisStreamEntry> stream_entry(RedisReply&& e, const std::string& 
 
 const char* to_string(RedisRefusal r) {
   switch (r) {
-    case RedisRefusal::member_bad_tag: return "member_bad_tag";
-    case RedisRefusal::member_malformed: return "member_malformed";
-    case RedisRefusal::message_bad_tag: return "message_bad_tag";
-    case RedisRefusal::message_malformed: return "message_malformed";
-    case RedisRefusal::message_wrong_node: return "message_wrong_node";
-    case RedisRefusal::message_unusable: return "message_unusable";
-    case RedisRefusal::entry_malformed: return "entry_malformed";
-    case RedisRefusal::reply_malformed: return "reply_malformed";
+    case RedisRefusal::member_bad_tag:
+      return "member_bad_tag";
+    case RedisRefusal::member_malformed:
+      return "member_malformed";
+    case RedisRefusal::message_bad_tag:
+      return "message_bad_tag";
+    case RedisRefusal::message_malformed:
+      return "message_malformed";
+    case RedisRefusal::message_wrong_node:
+      return "message_wrong_node";
+    case RedisRefusal::message_unusable:
+      return "message_unusable";
+    case RedisRefusal::entry_malformed:
+      return "entry_malformed";
+    case RedisRefusal::reply_malformed:
+      return "reply_malformed";
   }
   return "reply_malformed";
 }

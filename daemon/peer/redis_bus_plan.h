@@ -28,12 +28,12 @@ std::optional<RedisPairs> hash_pairs(RedisReply&& reply);
 std::optional<std::int64_t> time_ms(const RedisReply& reply);
 
 struct RedisMembershipInput {
-  RedisPairs members;  // HGETALL P:members
-  RedisPairs seen;     // HGETALL P:seen
-  std::int64_t now_ms = 0;  // TIME, in the same pipeline
+  RedisPairs members;                      // HGETALL P:members
+  RedisPairs seen;                         // HGETALL P:seen
+  std::int64_t now_ms = 0;                 // TIME, in the same pipeline
   std::chrono::milliseconds expiry{5000};  // cluster.redis.member_expiry_ms
-  std::string self;    // this node's id: neither a peer nor reaped
-  std::string secret;  // the cluster's
+  std::string self;                        // this node's id: neither a peer nor reaped
+  std::string secret;                      // the cluster's
 };
 
 // A stale member: both its fields go, by a script that deletes them only

@@ -122,7 +122,7 @@ awaitable<void> RedisBus::read_loop(std::size_t s) {
     }
     start_bootstraps(s, now);
     std::map<std::string, std::string> streams;  // key -> node id
-    RedisCommand xread = {"XREAD", "COUNT", kReadCount, "BLOCK", std::to_string(block.count()),
+    RedisCommand xread = {"XREAD",  "COUNT", kReadCount, "BLOCK", std::to_string(block.count()),
                           "STREAMS"};
     std::vector<std::string> cursors;
     std::map<std::string, std::uint64_t> generations;

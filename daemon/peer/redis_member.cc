@@ -1,9 +1,8 @@
 #include "daemon/peer/redis_member.h"
 
-#include <nlohmann/json.hpp>
-
 #include <array>
 #include <limits>
+#include <nlohmann/json.hpp>
 
 #include "protocol/message_tag.h"
 #include "protocol/node_id.h"
@@ -17,8 +16,8 @@ constexpr char kHexDigits[] = "0123456789abcdef";
 // A record is a few hundred bytes; a host name is at most 253 (RFC 1035 §2.3.4).
 constexpr std::size_t kMaxRecordBytes = 1024;
 constexpr std::size_t kMaxHostBytes = 253;
-constexpr std::array<const char*, 8> kFields = {"id",          "host",   "http_port", "peer_port",
-                                                 "icp_port",    "object_port", "weight", "epoch"};
+constexpr std::array<const char*, 8> kFields = {"id",       "host",        "http_port", "peer_port",
+                                                "icp_port", "object_port", "weight",    "epoch"};
 
 std::string signed_bytes(std::string_view json) {
   std::string bytes(kDomain);
@@ -139,7 +138,8 @@ MemberDecode decode_member(std::string_view field, std::string_view stored,
       !take_unsigned(j, "icp_port", r.icp_port, 0) ||
       !take_unsigned(j, "object_port", r.object_port, 0) ||
       !take_unsigned(j, "weight", r.weight, 1) || !take_unsigned(j, "epoch", r.epoch, 0)) {
-    return refuse(RedisRefusal::member_malformed, "a port, the weight or the epoch is out of range");
+    return refuse(RedisRefusal::member_malformed,
+                  "a port, the weight or the epoch is out of range");
   }
   MemberDecode d;
   d.record = std::move(r);

@@ -5,9 +5,8 @@
 // and the summaries catch up; forged messages and member records are refused
 // and counted; two servers with node ids hashed over both still route.
 
-#include <nlohmann/json.hpp>
-
 #include <atomic>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "tests/daemon/admin/promtool.h"
@@ -35,7 +34,8 @@ std::string redis_cluster_json(const std::vector<std::uint16_t>& ports) {
 // Replaces the last byte of node `from`'s full summary (its HMAC tag's) and
 // appends it to node `to`'s stream as the next sequence, atomically (no race
 // with the node's own XADD). With flip 0 the message is appended unchanged.
-constexpr const char* kForgeScript = R"(local top = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
+constexpr const char* kForgeScript =
+    R"(local top = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
 local seq = 0
 if #top > 0 then seq = tonumber(string.match(top[1][1], '^(%d+)-')) end
 local m = redis.call('GET', KEYS[1])
@@ -56,7 +56,8 @@ class ClusterRedis : public ClusterTest {
  protected:
   void SetUp() override {
     ClusterTest::SetUp();
-    if (!RedisProcess::installed()) GTEST_FAIL() << "redis-server is not installed: run scripts/setup";
+    if (!RedisProcess::installed())
+      GTEST_FAIL() << "redis-server is not installed: run scripts/setup";
   }
 
   bool start_redis_cluster(std::size_t nodes, std::size_t late = 0, std::size_t servers = 1) {
@@ -242,8 +243,8 @@ TEST_F(ClusterRedis, RedisKilledAndRestartedFailsNoRequestAndSummariesCatchUp) {
   EXPECT_EQ(x_cache(fetch(1, "/obj/redis-during?max_age=600&size=3000")), "PEER-HIT");
   EXPECT_EQ(x_cache(fetch(2, "/obj/redis-after?max_age=600&size=3000")), "PEER-HIT");
   EXPECT_EQ(origin_.log().count("/obj/redis-during"), 1U);
-  EXPECT_GE(metric(1, R"(sumcache_redis_connects_total{server=")" + server + R"(",result="failed"})"),
-            1);
+  EXPECT_GE(
+      metric(1, R"(sumcache_redis_connects_total{server=")" + server + R"(",result="failed"})"), 1);
   EXPECT_GE(metric(1, R"(sumcache_redis_connects_total{server=")" + server + R"(",result="ok"})"),
             3);
   EXPECT_NE(log_of(1).find("redis"), std::string::npos);
@@ -255,19 +256,19 @@ TEST_F(ClusterRedis, ForgedMessagesAndMemberRecordsAreRefusedAndCounted) {
   ASSERT_TRUE(wait_for_entries(1, "node-a", 1));
   ASSERT_TRUE(wait_for_entries(1, "node-c", 0));
   // node-a's own full with its tag's last byte changed, as node-a's next delta.
-  const std::string added = redis_[0]->cli({"EVAL", kForgeScript, "2", "sumcache:node:node-a:full",
-                                            "sumcache:node:node-a:deltas", "1"});
+  const std::string added = redis_[0]->cli(
+      {"EVAL", kForgeScript, "2", "sumcache:node:node-a:full", "sumcache:node:node-a:deltas", "1"});
   ASSERT_NE(added.find("-0"), std::string::npos) << added;
-  EXPECT_TRUE(wait_for_metric(1, R"(sumcache_redis_messages_refused_total{reason="message_bad_tag"})",
-                              1))
+  EXPECT_TRUE(
+      wait_for_metric(1, R"(sumcache_redis_messages_refused_total{reason="message_bad_tag"})", 1))
       << log_of(1);
-  EXPECT_TRUE(wait_for_metric(2, R"(sumcache_redis_messages_refused_total{reason="message_bad_tag"})",
-                              1));
+  EXPECT_TRUE(
+      wait_for_metric(2, R"(sumcache_redis_messages_refused_total{reason="message_bad_tag"})", 1));
   EXPECT_GE(peer_of(1, "node-a")["messages_rejected"].get<int>(), 1);
   EXPECT_NE(log_of(1).find("message_bad_tag of node node-a"), std::string::npos);
   // node-c's genuine full, in node-a's stream: signed, but not node-a's.
-  const std::string moved = redis_[0]->cli({"EVAL", kForgeScript, "2", "sumcache:node:node-c:full",
-                                            "sumcache:node:node-a:deltas", "0"});
+  const std::string moved = redis_[0]->cli(
+      {"EVAL", kForgeScript, "2", "sumcache:node:node-c:full", "sumcache:node:node-a:deltas", "0"});
   ASSERT_NE(moved.find("-0"), std::string::npos) << moved;
   EXPECT_TRUE(wait_for_metric(
       1, R"(sumcache_redis_messages_refused_total{reason="message_wrong_node"})", 1));
@@ -283,8 +284,8 @@ TEST_F(ClusterRedis, ForgedMessagesAndMemberRecordsAreRefusedAndCounted) {
                   "local t = redis.call('TIME') return redis.call('HSET', KEYS[1], 'node-z', "
                   "t[1] .. '999')",
                   "1", "sumcache:seen"});
-  EXPECT_TRUE(wait_for_metric(0, R"(sumcache_redis_messages_refused_total{reason="member_bad_tag"})",
-                              1));
+  EXPECT_TRUE(
+      wait_for_metric(0, R"(sumcache_redis_messages_refused_total{reason="member_bad_tag"})", 1));
   EXPECT_FALSE(peer_of(0, "node-z").is_object());
   EXPECT_EQ(metric(0, "sumcache_redis_members"), 3);
 

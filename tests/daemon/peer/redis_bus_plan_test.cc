@@ -119,7 +119,7 @@ RedisReply entry(std::string id, std::vector<RedisReply> fields) {
 }
 
 const std::map<std::string, std::string> kStreams = {{"p:node:b:deltas", "b"},
-                                                      {"p:node:c:deltas", "c"}};
+                                                     {"p:node:c:deltas", "c"}};
 
 TEST(RedisBusPlan, XreadNilIsNoEntry) {
   const RedisXread x = parse_xread(RedisReply{}, kStreams);
@@ -129,8 +129,8 @@ TEST(RedisBusPlan, XreadNilIsNoEntry) {
 
 TEST(RedisBusPlan, XreadGivesEachEntryWithItsStreamsNode) {
   RedisReply reply = arr({
-      arr({str("p:node:b:deltas"), arr({entry("4-0", {str("m"), str("four")}),
-                                          entry("5-0", {str("m"), str("five")})})}),
+      arr({str("p:node:b:deltas"),
+           arr({entry("4-0", {str("m"), str("four")}), entry("5-0", {str("m"), str("five")})})}),
       arr({str("p:node:c:deltas"), arr({entry("9-0", {str("m"), str("nine")})})}),
   });
   const RedisXread x = parse_xread(std::move(reply), kStreams);
@@ -148,13 +148,12 @@ TEST(RedisBusPlan, XreadGivesEachEntryWithItsStreamsNode) {
 // A writer other than the node (redis-cli XADD ... * m x): refused, and
 // read past (its ID kept as the cursor), not retried forever.
 TEST(RedisBusPlan, XreadRefusesEntriesNotAsWrittenOnTheirOwn) {
-  RedisReply reply = arr({arr({str("p:node:b:deltas"),
-                               arr({entry("1732475000123-0", {str("m"), str("x")}),
-                                    entry("6-1", {str("m"), str("x")}),
-                                    entry("7-0", {str("m"), str("x"), str("n"), str("y")}),
-                                    entry("8-0", {str("x"), str("x")}),
-                                    arr({str("9-0"), RedisReply{}}),
-                                    entry("10-0", {str("m"), str("ten")})})})});
+  RedisReply reply = arr(
+      {arr({str("p:node:b:deltas"),
+            arr({entry("1732475000123-0", {str("m"), str("x")}), entry("6-1", {str("m"), str("x")}),
+                 entry("7-0", {str("m"), str("x"), str("n"), str("y")}),
+                 entry("8-0", {str("x"), str("x")}), arr({str("9-0"), RedisReply{}}),
+                 entry("10-0", {str("m"), str("ten")})})})});
   const RedisXread x = parse_xread(std::move(reply), kStreams);
   ASSERT_TRUE(x.error.empty()) << x.error;
   ASSERT_EQ(x.entries.size(), 6U);

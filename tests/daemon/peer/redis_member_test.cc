@@ -21,13 +21,10 @@ std::string sign(const std::string& json, const std::string& secret = "s3cret") 
   return out;
 }
 
-const std::string kJson =
-    R"({"id":"node-b","host":"127.0.0.2","http_port":3128,"peer_port":3130,)"
-    R"("icp_port":3131,"object_port":3132,"weight":2,"epoch":123456789})";
+const std::string kJson = R"({"id":"node-b","host":"127.0.0.2","http_port":3128,"peer_port":3130,)"
+                          R"("icp_port":3131,"object_port":3132,"weight":2,"epoch":123456789})";
 
-MemberRecord record() {
-  return {"node-b", "127.0.0.2", 3128, 3130, 3131, 3132, 2, 123456789};
-}
+MemberRecord record() { return {"node-b", "127.0.0.2", 3128, 3130, 3131, 3132, 2, 123456789}; }
 
 TEST(RedisMember, RoundTripsWithTheClusterSecret) {
   const auto stored = encode_member(record(), "s3cret");
