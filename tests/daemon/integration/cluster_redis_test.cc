@@ -60,7 +60,8 @@ class ClusterRedis : public ClusterTest {
       GTEST_FAIL() << "redis-server is not installed: run scripts/setup";
   }
 
-  bool start_redis_cluster(std::size_t nodes, std::size_t late = 0, std::size_t servers = 1) {
+  bool start_redis_cluster(std::size_t nodes, std::size_t late = 0, std::size_t servers = 1,
+                           const std::string& extra_json = {}) {
     redis_.resize(servers);
     std::vector<std::uint16_t> ports;
     for (auto& r : redis_) {
@@ -73,6 +74,7 @@ class ClusterRedis : public ClusterTest {
     }
     return start_cluster({.nodes = nodes,
                           .extra_cluster_json = redis_cluster_json(ports),
+                          .extra_json = extra_json,
                           .late_nodes = late,
                           .no_peer_lists = true});
   }
@@ -102,6 +104,22 @@ class ClusterRedis : public ClusterTest {
     }
     return false;
   }
+  // Every started node has joined every other from Redis and read its summary
+  // there (both ways: a node answers only its peers' object requests).
+  bool wait_for_members() {
+    for (std::size_t node = 0; node < nodes_.size(); ++node) {
+      if (!nodes_[node].process) continue;
+      for (std::size_t other = 0; other < nodes_.size(); ++other) {
+        if (other == node || !nodes_[other].process) continue;
+        if (!wait_for_entries(node, nodes_[other].id, 0)) {
+          ADD_FAILURE() << nodes_[node].id << " has no summary of " << nodes_[other].id << ": "
+                        << admin(node, "/peers").body;
+          return false;
+        }
+      }
+    }
+    return true;
+  }
   // The value of one series of node's /metrics ("name{labels}" as written); -1 when absent.
   double metric(std::size_t node, const std::string& series) {
     const std::string text = admin(node, "/metrics").body;
@@ -124,6 +142,7 @@ class ClusterRedis : public ClusterTest {
 
 TEST_F(ClusterRedis, ThreeNodesFindEachOtherAndRouteAMissToTheClaimingPeerOnly) {
   ASSERT_TRUE(start_redis_cluster(3));
+  ASSERT_TRUE(wait_for_members());
   const auto first = fetch(0, "/obj/redis-first?max_age=600&size=5000");
   ASSERT_EQ(first.status, 200U);
   // Neither lists node-a: it joined both from Redis, and its summary came from there.
@@ -153,7 +172,8 @@ TEST_F(ClusterRedis, ThreeNodesFindEachOtherAndRouteAMissToTheClaimingPeerOnly) 
     for (const json& p : peers["peers"]) EXPECT_EQ(p["messages_sent"], 0) << p;
   }
   EXPECT_GE(metric(0, R"(sumcache_redis_messages_total{direction="published",kind="delta"})"), 1);
-  EXPECT_GE(metric(1, R"(sumcache_redis_messages_total{direction="read",kind="full"})"), 2);
+  EXPECT_GE(metric(1, R"(sumcache_redis_messages_total{direction="read",kind="full"})"), 2)
+      << admin(1, "/peers").body;
   EXPECT_GE(metric(2, R"(sumcache_redis_messages_total{direction="read",kind="delta"})"), 1);
   EXPECT_EQ(metric(1, "sumcache_redis_members"), 3);
   const std::string server = "127.0.0.1:" + std::to_string(redis_[0]->port());
@@ -180,6 +200,7 @@ TEST_F(ClusterRedis, ThreeNodesFindEachOtherAndRouteAMissToTheClaimingPeerOnly) 
 
 TEST_F(ClusterRedis, ANodeAddedLaterBootstrapsFromRedisAndRoutesWithinASecond) {
   ASSERT_TRUE(start_redis_cluster(3, 1));
+  ASSERT_TRUE(wait_for_members());
   ASSERT_EQ(fetch(0, "/obj/redis-late?max_age=600&size=4000").status, 200U);
   ASSERT_TRUE(wait_for_entries(1, "node-a", 1));
   ASSERT_TRUE(start_node(2));
@@ -201,6 +222,7 @@ TEST_F(ClusterRedis, ANodeAddedLaterBootstrapsFromRedisAndRoutesWithinASecond) {
 
 TEST_F(ClusterRedis, RedisKilledAndRestartedFailsNoRequestAndSummariesCatchUp) {
   ASSERT_TRUE(start_redis_cluster(3));
+  ASSERT_TRUE(wait_for_members());
   ASSERT_EQ(fetch(0, "/obj/redis-before?max_age=600&size=3000").status, 200U);
   ASSERT_TRUE(wait_for_entries(1, "node-a", 1));
   ASSERT_EQ(x_cache(fetch(1, "/obj/redis-before?max_age=600&size=3000")), "PEER-HIT");
@@ -252,6 +274,7 @@ TEST_F(ClusterRedis, RedisKilledAndRestartedFailsNoRequestAndSummariesCatchUp) {
 
 TEST_F(ClusterRedis, ForgedMessagesAndMemberRecordsAreRefusedAndCounted) {
   ASSERT_TRUE(start_redis_cluster(3));
+  ASSERT_TRUE(wait_for_members());
   ASSERT_EQ(fetch(0, "/obj/redis-forge?max_age=600&size=3000").status, 200U);
   ASSERT_TRUE(wait_for_entries(1, "node-a", 1));
   ASSERT_TRUE(wait_for_entries(1, "node-c", 0));
@@ -296,12 +319,29 @@ TEST_F(ClusterRedis, ForgedMessagesAndMemberRecordsAreRefusedAndCounted) {
   EXPECT_EQ(x_cache(fetch(1, "/obj/redis-forge-after?max_age=600&size=3000")), "PEER-HIT");
 }
 
+// filter.kind fingerprint: a full is the set at a mark, so the publisher asks
+// the round for one when Redis needs it (docs/peers.md, "Redis transport").
+TEST_F(ClusterRedis, FingerprintSummariesTravelThroughRedisToo) {
+  ASSERT_TRUE(start_redis_cluster(3, 0, 1, R"("filter": {"kind": "fingerprint"},)"));
+  ASSERT_TRUE(wait_for_members());
+  ASSERT_EQ(fetch(0, "/obj/redis-fp-1?max_age=600&size=3000").status, 200U);
+  ASSERT_TRUE(wait_for_entries(1, "node-a", 1)) << admin(1, "/peers").body << log_of(1);
+  EXPECT_EQ(peer_of(1, "node-a")["summary_kind"], "fingerprint");
+  EXPECT_EQ(x_cache(fetch(1, "/obj/redis-fp-1?max_age=600&size=3000")), "PEER-HIT");
+  ASSERT_EQ(fetch(0, "/obj/redis-fp-2?max_age=600&size=3000").status, 200U);
+  ASSERT_TRUE(wait_for_entries(2, "node-a", 2)) << admin(2, "/peers").body;
+  EXPECT_EQ(x_cache(fetch(2, "/obj/redis-fp-2?max_age=600&size=3000")), "PEER-HIT");
+  EXPECT_EQ(origin_.log().count("/obj/redis-fp-2"), 1U);
+  EXPECT_EQ(peer_of(2, "node-a")["messages_rejected"], 0) << admin(2, "/peers").body;
+}
+
 TEST_F(ClusterRedis, TwoServersWithNodeIdsHashedOverBothStillRoute) {
   // node-a and node-c hash to the second server, node-b to the first (FNV-1a 64 mod 2).
   ASSERT_EQ(shard("node-a", 2), 1U);
   ASSERT_EQ(shard("node-b", 2), 0U);
   ASSERT_EQ(shard("node-c", 2), 1U);
   ASSERT_TRUE(start_redis_cluster(3, 0, 2));
+  ASSERT_TRUE(wait_for_members());
   ASSERT_EQ(fetch(0, "/obj/redis-shard-a?max_age=600&size=3000").status, 200U);
   ASSERT_EQ(fetch(1, "/obj/redis-shard-b?max_age=600&size=3000").status, 200U);
   ASSERT_TRUE(wait_for_entries(2, "node-a", 1)) << admin(2, "/peers").body;
