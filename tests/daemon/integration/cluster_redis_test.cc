@@ -319,6 +319,28 @@ TEST_F(ClusterRedis, ForgedMessagesAndMemberRecordsAreRefusedAndCounted) {
   EXPECT_EQ(x_cache(fetch(1, "/obj/redis-forge-after?max_age=600&size=3000")), "PEER-HIT");
 }
 
+// A node that stops heartbeating leaves every table after member_expiry_ms,
+// and its two fields are reaped from Redis.
+TEST_F(ClusterRedis, ANodeThatStopsLeavesAfterTheMemberExpiryAndIsReaped) {
+  ASSERT_TRUE(start_redis_cluster(3));
+  ASSERT_TRUE(wait_for_members());
+  kill_node(2);
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (std::chrono::steady_clock::now() < deadline &&
+         (peer_of(0, "node-c").is_object() || peer_of(1, "node-c").is_object() ||
+          redis_[0]->cli({"HEXISTS", "sumcache:members", "node-c"}) != "0\n")) {
+    std::this_thread::sleep_for(50ms);
+  }
+  EXPECT_FALSE(peer_of(0, "node-c").is_object()) << admin(0, "/peers").body;
+  EXPECT_FALSE(peer_of(1, "node-c").is_object());
+  EXPECT_EQ(redis_[0]->cli({"HEXISTS", "sumcache:members", "node-c"}), "0\n");
+  EXPECT_EQ(redis_[0]->cli({"HEXISTS", "sumcache:seen", "node-c"}), "0\n");
+  EXPECT_EQ(metric(0, "sumcache_redis_members"), 2);
+  EXPECT_GE(metric(0, "sumcache_peers_left_total"), 1);
+  // The others stay.
+  EXPECT_TRUE(peer_of(0, "node-b").is_object());
+}
+
 // filter.kind fingerprint: a full is the set at a mark, so the publisher asks
 // the round for one when Redis needs it (docs/peers.md, "Redis transport").
 TEST_F(ClusterRedis, FingerprintSummariesTravelThroughRedisToo) {
