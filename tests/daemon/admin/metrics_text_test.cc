@@ -239,6 +239,49 @@ TEST(MetricsText, HistogramBucketsAreCumulativeAndEndAtTheCount) {
   EXPECT_EQ(samples.at(R"(sumcache_request_duration_seconds_count{result="miss"})"), "0");
 }
 
+// docs/peers.md, "Redis transport": the names bench/cluster reads.
+TEST(MetricsText, RedisTransportFiguresAppearPerServerDirectionKindAndReason) {
+  StatsSnapshot s = sample_snapshot();
+  RedisBusStats r;
+  r.servers = {{"127.0.0.1:6379", true, 3, 1, 40, 1000, 2000},
+               {"[::1]:6380", false, 0, 5, 0, 0, 0}};
+  r.members = 3;
+  r.published_full = 2;
+  r.published_delta = 9;
+  r.read_full = 4;
+  r.read_delta = 17;
+  r.refused[static_cast<std::size_t>(RedisRefusal::message_bad_tag)] = 6;
+  r.resyncs = 1;
+  r.outages = 12;
+  s.redis = r;
+  const std::string text = metrics_text(s);
+  const auto samples = metric_samples(text);
+  EXPECT_EQ(samples.at(R"(sumcache_redis_up{server="127.0.0.1:6379"})"), "1");
+  EXPECT_EQ(samples.at(R"(sumcache_redis_up{server="[::1]:6380"})"), "0");
+  EXPECT_EQ(samples.at(R"(sumcache_redis_connects_total{server="127.0.0.1:6379",result="ok"})"),
+            "3");
+  EXPECT_EQ(samples.at(R"(sumcache_redis_connects_total{server="[::1]:6380",result="failed"})"),
+            "5");
+  EXPECT_EQ(samples.at(R"(sumcache_redis_commands_total{server="127.0.0.1:6379"})"), "40");
+  EXPECT_EQ(samples.at(R"(sumcache_redis_bytes_total{server="127.0.0.1:6379",direction="sent"})"),
+            "1000");
+  EXPECT_EQ(
+      samples.at(R"(sumcache_redis_bytes_total{server="127.0.0.1:6379",direction="received"})"),
+      "2000");
+  EXPECT_EQ(samples.at(R"(sumcache_redis_messages_total{direction="published",kind="delta"})"),
+            "9");
+  EXPECT_EQ(samples.at(R"(sumcache_redis_messages_total{direction="read",kind="full"})"), "4");
+  EXPECT_EQ(samples.at(R"(sumcache_redis_messages_refused_total{reason="message_bad_tag"})"), "6");
+  EXPECT_EQ(samples.at(R"(sumcache_redis_messages_refused_total{reason="member_bad_tag"})"), "0");
+  EXPECT_EQ(samples.at("sumcache_redis_resyncs_total"), "1");
+  EXPECT_EQ(samples.at("sumcache_redis_outages_total"), "12");
+  EXPECT_EQ(samples.at("sumcache_redis_members"), "3");
+  const auto check = testing::promtool_check(text);
+  EXPECT_TRUE(check.passed) << check.output;
+  // With transport mesh there are none.
+  EXPECT_EQ(metrics_text(sample_snapshot()).find("sumcache_redis_"), std::string::npos);
+}
+
 TEST(MetricsText, PassesPromtoolWithPeersAndOddLabelValues) {
   const auto check = testing::promtool_check(metrics_text(sample_snapshot()));
   EXPECT_TRUE(check.passed) << check.output;
