@@ -33,6 +33,16 @@ def _handler(workload, counter, lock):
                 counter[1] += len(body)
             self._send(200, body, "application/octet-stream", cacheable=True)
 
+        def do_HEAD(self):  # noqa: N802 (the standard library's name)
+            path = self.path
+            if "://" in path:
+                path = "/" + path.split("://", 1)[1].split("/", 1)[-1]
+            body = body_bytes(workload, path) if path.startswith("/obj/") else b""
+            self.send_response(200 if body else 404)
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Cache-Control", "max-age=3600" if body else "no-store")
+            self.end_headers()
+
         def _send(self, status, body, content_type, cacheable):
             self.send_response(status)
             self.send_header("Content-Type", content_type)

@@ -1,0 +1,171 @@
+"""From one scale.py run (a mode at a size) to its figures, and the markdown tables.
+Counters are differences over the replay (a snapshot before it, one after), so the
+start-up's full summaries and Redis bootstrap are not charged to the requests."""
+from report import LOCAL_HITS, _hit_ratio, _sum_x_cache
+
+# A false hit costs a request and its 504: two messages and, from run.py's measured
+# only-if-cached exchange (docs/evidence.md), 373 bytes.
+FALSE_HIT_BYTES = 373
+PEER_FIELDS = ("messages_sent", "messages_received", "bytes_sent", "bytes_received",
+               "false_hits", "true_hits", "requests_sent", "request_errors")
+REDIS_COUNTERS = ("sumcache_redis_commands_total", "sumcache_redis_bytes_total:sent",
+                  "sumcache_redis_bytes_total:received", "sumcache_redis_messages_total",
+                  "sumcache_redis_resyncs_total", "sumcache_redis_messages_refused_total")
+
+
+def _peer_totals(snapshot):
+    out = dict.fromkeys(PEER_FIELDS, 0)
+    for node in snapshot:
+        for peer in node.get("peers", {}).get("peers", []):
+            for f in PEER_FIELDS:
+                out[f] += peer.get(f, 0)
+    return out
+
+
+def _metric_total(snapshot, name):
+    return sum(node.get("metrics", {}).get(name, 0.0) for node in snapshot)
+
+
+def _quantile(sorted_values, q):
+    if not sorted_values:
+        return 0.0
+    return sorted_values[min(len(sorted_values) - 1, int(q * len(sorted_values)))]
+
+
+def _cpu(before, after, name):
+    """Per node: the CPU seconds threads named `name` spent over the replay."""
+    out = []
+    for b, a in zip(before, after):
+        out.append(max(0.0, a.get("cpu", {}).get(name, 0.0) - b.get("cpu", {}).get(name, 0.0)))
+    return out
+
+
+def figures(raw, setup):
+    clients, before, after = raw["clients"], raw["before"], raw["after"]
+    size = raw["size"]
+    x_cache = _sum_x_cache(clients)
+    requests = sum(c["requests"] for c in clients)
+    per = (lambda v: v / requests) if requests else (lambda v: 0.0)
+    b, a = _peer_totals(before), _peer_totals(after)
+    peer = {f: a[f] - b[f] for f in PEER_FIELDS}
+    redis = {n: _metric_total(after, n) - _metric_total(before, n) for n in REDIS_COUNTERS}
+    # Mesh and ICP: a message counts once, as sent or (a pulled summary) as received.
+    mesh_messages = max(peer["messages_sent"], peer["messages_received"])
+    mesh_bytes = max(peer["bytes_sent"], peer["bytes_received"])
+    redis_bytes = redis["sumcache_redis_bytes_total:sent"] + redis[
+        "sumcache_redis_bytes_total:received"]
+    overhead_messages = mesh_messages + redis["sumcache_redis_commands_total"] + 2 * peer[
+        "false_hits"]
+    overhead_bytes = mesh_bytes + redis_bytes + FALSE_HIT_BYTES * peer["false_hits"]
+    latencies = sorted(v for c in clients for v in c.get("latencies_ms", []))
+    peer_cpu = _cpu(before, after, "sc-peer")
+    process_cpu = _cpu(before, after, "process")
+    memory = []
+    estimate = []
+    for node in after:
+        d = node.get("peers", {}).get("directory", {})
+        memory.append(d.get("bloom_directory_bytes", 0) + d.get("bloom_copies_bytes", 0) +
+                      d.get("fingerprint_directory_bytes", 0))
+        # The paper's estimate: each peer's summary as a bit array of m bits.
+        estimate.append(sum(p.get("m", 0) / 8 for p in node.get("peers", {}).get("peers", [])
+                            if p.get("has_summary")))
+    conv = [c for c in raw.get("convergence", [])]
+    conv_all = [c["all_s"] for c in conv if c["all_s"] is not None]
+    conv_median = [c["median_s"] for c in conv if c["median_s"] is not None]
+    relay = raw.get("relay", {})
+    return {
+        "mode": raw["mode"], "size": size, "requests": requests,
+        "hit_ratio": _hit_ratio(x_cache),
+        "local_hits": sum(x_cache.get(k, 0) for k in LOCAL_HITS),
+        "remote_hits": x_cache.get("PEER-HIT", 0),
+        "false_hits": peer["false_hits"],
+        "origin_requests": raw["origin"]["requests"],
+        "mesh_messages": mesh_messages, "mesh_bytes": mesh_bytes,
+        "redis_commands": redis["sumcache_redis_commands_total"],
+        "redis_bytes": redis_bytes,
+        "redis_messages": redis["sumcache_redis_messages_total"],
+        "redis_resyncs": redis["sumcache_redis_resyncs_total"],
+        "redis_refused": redis["sumcache_redis_messages_refused_total"],
+        "overhead_messages": overhead_messages,
+        "overhead_messages_per_request": per(overhead_messages),
+        "overhead_bytes_per_request": per(overhead_bytes),
+        "peer_requests_per_request": per(peer["requests_sent"]),
+        "peer_request_errors": peer["request_errors"],
+        "wrong_bodies": sum(c["wrong_bodies"] for c in clients),
+        "transport_errors": sum(c["transport_errors"] for c in clients),
+        "incomplete_clients": sum(1 for c in clients if not c["complete"]),
+        "latency_mean_ms": sum(latencies) / len(latencies) if latencies else 0.0,
+        "latency_p50_ms": _quantile(latencies, 0.5),
+        "latency_p99_ms": _quantile(latencies, 0.99),
+        "peer_cpu_s_total": sum(peer_cpu), "peer_cpu_s_max": max(peer_cpu, default=0.0),
+        "process_cpu_s_total": sum(process_cpu),
+        "peer_cpu_ms_per_1k_requests": 1e6 * sum(peer_cpu) / requests if requests else 0.0,
+        "summary_memory_bytes_per_node": sum(memory) / len(memory) if memory else 0,
+        "summary_memory_estimate_per_node": sum(estimate) / len(estimate) if estimate else 0,
+        "convergence_all_s": conv_all, "convergence_median_s": conv_median,
+        "convergence_reached": [f"{c['reached']}/{c['nodes']}" for c in conv],
+        "relay_cpu_s": raw.get("relay_cpu_seconds", 0.0),
+        "relay_late_over_1ms": relay.get("late_over_1ms", 0),
+        "relay_deliveries": relay.get("deliveries", 0),
+        "relay_late_mean_us": relay.get("late_mean_us", 0.0),
+        "redis_cpu_s": raw.get("redis_cpu_seconds", 0.0),
+        "peers_ready_seconds": raw.get("peers_ready_seconds"),
+        "seconds": raw["seconds"],
+        "x_cache": x_cache,
+    }
+
+
+def _ratio(v, ref):
+    return f"{v / ref:.2f}×" if ref else "–"
+
+
+def _seconds_list(values):
+    return ", ".join(f"{v:.2f}" for v in values) if values else "–"
+
+
+def markdown(rows, setups):
+    out = ["| nodes | requests / node | URLs per node (distinct) | cache bytes / node "
+           "| filter entries |", "|---:|---:|---:|---:|---:|"]
+    for s in setups:
+        out.append(f"| {s['size']} | {s['workload']['requests_per_node']} | "
+                   f"{s['distinct_urls_per_node']:.0f} | {s['memory_bytes']} | "
+                   f"{s['expected_entries']} |")
+    out += ["", "| nodes | mode | hit ratio | local, remote hits | false hits "
+            "| overhead msgs / req | overhead bytes / req | peer requests / req "
+            "| wrong bodies, errors |",
+            "|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        out.append(f"| {r['size']} | {r['mode']} | {100 * r['hit_ratio']:.2f}% | "
+                   f"{r['local_hits']}, {r['remote_hits']} | {r['false_hits']} | "
+                   f"{r['overhead_messages_per_request']:.4f} | "
+                   f"{r['overhead_bytes_per_request']:.1f} | "
+                   f"{r['peer_requests_per_request']:.4f} | "
+                   f"{r['wrong_bodies']}, {r['transport_errors']} |")
+    out += ["", "| nodes | mode | latency mean ms (vs none) | p50 ms (vs none) "
+            "| p99 ms (vs none) | sc-peer CPU s, all nodes (max node) | CPU ms / 1k req "
+            "| process CPU s, all nodes | relay CPU s | redis CPU s |",
+            "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        ref = next((x for x in rows if x["size"] == r["size"] and x["mode"] == "none"), None)
+
+        def cell(key, r=r, ref=ref):
+            return f"{r[key]:.2f} ({_ratio(r[key], ref[key])})" if ref else f"{r[key]:.2f}"
+        out.append(f"| {r['size']} | {r['mode']} | {cell('latency_mean_ms')} | "
+                   f"{cell('latency_p50_ms')} | {cell('latency_p99_ms')} | "
+                   f"{r['peer_cpu_s_total']:.2f} ({r['peer_cpu_s_max']:.2f}) | "
+                   f"{r['peer_cpu_ms_per_1k_requests']:.1f} | {r['process_cpu_s_total']:.1f} | "
+                   f"{r['relay_cpu_s']:.2f} | {r['redis_cpu_s']:.2f} |")
+    out += ["", "| nodes | mode | convergence to every node, s (per sample) | median node, s "
+            "| reached | peers' summaries held per node, bytes | paper's estimate (m/8 per peer) "
+            "| mesh msgs | redis commands, bytes |",
+            "|---:|---|---|---|---|---:|---:|---:|---:|"]
+    for r in rows:
+        if r["mode"] in ("none", "icp"):
+            continue
+        out.append(f"| {r['size']} | {r['mode']} | {_seconds_list(r['convergence_all_s'])} | "
+                   f"{_seconds_list(r['convergence_median_s'])} | "
+                   f"{', '.join(r['convergence_reached'])} | "
+                   f"{r['summary_memory_bytes_per_node']:.0f} | "
+                   f"{r['summary_memory_estimate_per_node']:.0f} | {r['mesh_messages']} | "
+                   f"{r['redis_commands']:.0f}, {r['redis_bytes']:.0f} |")
+    return "\n".join(out)
