@@ -20,6 +20,7 @@ talk to their node directly. Standard library only; every loop is bounded in
 count and time; only the processes started here are stopped, by PID.
 """
 import argparse
+import http.client
 import json
 import multiprocessing
 import os
@@ -133,33 +134,27 @@ def snapshot(cl):
     return out
 
 
-def _head_x_cache(port, url, host):
-    """X-Cache of a HEAD through the node at `port`: a HEAD is routed as a GET
-    (summaries, then the origin) and its answer is not stored, so it asks the
-    node where it would send the URL, and leaves nothing behind."""
-    import http.client
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
-    try:
-        conn.request("HEAD", url, headers={"Host": host})
-        r = conn.getresponse()
-        r.read()
-        return r.getheader("X-Cache", "NONE")
-    finally:
-        conn.close()
+def _x_cache(port, url, host):
+    """X-Cache of a GET through the node at `port`."""
+    status, headers, _ = http_get(port, url, headers={"Host": host})
+    return headers.get("X-Cache", "NONE") if status == 200 else f"status {status}"
 
 
 def convergence(cl, origin_port, samples, timeout_s=10.0):
     """For each sample: a new URL stored at one node (a GET through it); then every
-    other node asked with HEADs, all at once, until it answers PEER-HIT (its summary
-    of the storing node claims the URL). The seconds from the stored response to each
-    node's first PEER-HIT. The URLs name the origin directly (no WAN delay), so that
-    a HEAD that still misses costs little."""
+    other node asked for it, all at once, until it answers PEER-HIT (its summary of
+    the storing node claims the URL and it fetched it from there). The seconds from
+    the stored response to each node's first PEER-HIT. The origin serves a
+    /obj/once- URL as cacheable only the first time, so a node asked before its
+    summary claims the URL fetches it from the origin and keeps nothing (MISS),
+    and is asked again. The URLs name the origin directly (no WAN delay), so that
+    such a miss costs little."""
     host = f"127.0.0.1:{origin_port}"
     out = []
     n = len(cl.ports)
     for s in range(samples):
         src = (s * 7) % n
-        url = f"http://{host}/obj/convergence-{os.getpid()}-{s}"
+        url = f"http://{host}/obj/once-convergence-{os.getpid()}-{s}"
         status, headers, _ = http_get(cl.ports[src].http, url, headers={"Host": host})
         stored = time.monotonic()
         times = {}
@@ -171,14 +166,14 @@ def convergence(cl, origin_port, samples, timeout_s=10.0):
             while time.monotonic() < deadline and polls < 2000:
                 polls += 1
                 try:
-                    x = _head_x_cache(cl.ports[j].http, url, host)
-                except OSError:
+                    x = _x_cache(cl.ports[j].http, url, host)
+                except (OSError, http.client.HTTPException):
                     x = "ERROR"
                 if x.startswith("PEER-HIT"):
                     with lock:
                         times[j] = time.monotonic() - stored
                     return
-                time.sleep(0.005)
+                time.sleep(0.02)
 
         threads = [threading.Thread(target=poll, args=(j,)) for j in range(n) if j != src]
         for t in threads:
