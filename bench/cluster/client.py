@@ -23,7 +23,7 @@ def replay(workload, node, proxy_port, origin_port, deadline_s, stream=None,
     conn = http.client.HTTPConnection("127.0.0.1", proxy_port, timeout=10)
     start = time.monotonic()
     done = 0
-    latencies_ms = []
+    latencies_ms = {}  # X-Cache's first word: [ms, ...]
     for i, path in enumerate(stream):
         if time.monotonic() - start > deadline_s:
             break
@@ -32,7 +32,7 @@ def replay(workload, node, proxy_port, origin_port, deadline_s, stream=None,
             conn.request("GET", f"http://{host}{path}", headers={"Host": host})
             r = conn.getresponse()
             body = r.read()
-            latencies_ms.append(1000 * (time.perf_counter() - sent))
+            took_ms = 1000 * (time.perf_counter() - sent)
         except (OSError, http.client.HTTPException):
             transport_errors += 1
             conn.close()
@@ -42,7 +42,9 @@ def replay(workload, node, proxy_port, origin_port, deadline_s, stream=None,
         statuses[r.status] += 1
         if r.status != 200 or body != body_bytes(workload, path):
             wrong_bodies += 1
-        halves[0 if i < len(stream) // 2 else 1][r.getheader("X-Cache", "NONE")] += 1
+        x_cache = r.getheader("X-Cache", "NONE")
+        halves[0 if i < len(stream) // 2 else 1][x_cache] += 1
+        latencies_ms.setdefault(x_cache.split()[0] if x_cache else "NONE", []).append(took_ms)
         done += 1
         if r.getheader("Connection", "").lower() == "close":
             conn.close()

@@ -19,19 +19,20 @@ def process_cpu_seconds(pid):
 
 
 def thread_cpu_seconds(pid):
-    """utime + stime per thread name (summed over threads of one name), and the
-    whole process under "process"."""
+    """CPU seconds per thread name (summed over the threads of one name), from
+    schedstat (nanoseconds on CPU; stat's utime + stime count 10 ms ticks), and
+    the whole process under "process" (stat: its exited threads included)."""
     out = {}
     task_dir = f"/proc/{pid}/task"
     for tid in os.listdir(task_dir):
         try:
-            with open(f"{task_dir}/{tid}/stat") as f:
-                stat = f.read()
-        except OSError:  # the thread ended meanwhile
+            with open(f"{task_dir}/{tid}/comm") as f:
+                name = f.read().strip()
+            with open(f"{task_dir}/{tid}/schedstat") as f:
+                ns = int(f.read().split()[0])
+        except (OSError, ValueError, IndexError):  # the thread ended meanwhile
             continue
-        name = stat[stat.index("(") + 1:stat.rindex(")")]
-        fields = stat.rsplit(")", 1)[1].split()
-        out[name] = out.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / CLK_TCK
+        out[name] = out.get(name, 0.0) + ns / 1e9
     out["process"] = process_cpu_seconds(pid)
     return out
 

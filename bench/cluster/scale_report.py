@@ -57,7 +57,14 @@ def figures(raw, setup):
     overhead_messages = mesh_messages + redis["sumcache_redis_commands_total"] + 2 * peer[
         "false_hits"]
     overhead_bytes = mesh_bytes + redis_bytes + FALSE_HIT_BYTES * peer["false_hits"]
-    latencies = sorted(v for c in clients for v in c.get("latencies_ms", []))
+    by_class = {}
+    for c in clients:
+        for name, values in c.get("latencies_ms", {}).items():
+            by_class.setdefault(name, []).extend(values)
+    latencies = sorted(v for values in by_class.values() for v in values)
+    misses = sorted(by_class.get("MISS", []))
+    local = sorted(v for k in LOCAL_HITS for v in by_class.get(k, []))
+    remote = sorted(by_class.get("PEER-HIT", []))
     peer_cpu = _cpu(before, after, "sc-peer")
     process_cpu = _cpu(before, after, "process")
     memory = []
@@ -97,6 +104,12 @@ def figures(raw, setup):
         "latency_mean_ms": sum(latencies) / len(latencies) if latencies else 0.0,
         "latency_p50_ms": _quantile(latencies, 0.5),
         "latency_p99_ms": _quantile(latencies, 0.99),
+        # By where the answer came from: a miss pays ICP's query round (or a false
+        # hit) before the origin; a local hit pays only the node's own CPU.
+        "miss_latency_mean_ms": sum(misses) / len(misses) if misses else 0.0,
+        "miss_latency_p50_ms": _quantile(misses, 0.5),
+        "local_hit_latency_p50_ms": _quantile(local, 0.5),
+        "remote_hit_latency_p50_ms": _quantile(remote, 0.5),
         "peer_cpu_s_total": sum(peer_cpu), "peer_cpu_s_max": max(peer_cpu, default=0.0),
         "process_cpu_s_total": sum(process_cpu),
         "peer_cpu_ms_per_1k_requests": 1e6 * sum(peer_cpu) / requests if requests else 0.0,
@@ -155,6 +168,16 @@ def markdown(rows, setups):
                    f"{r['peer_cpu_s_total']:.2f} ({r['peer_cpu_s_max']:.2f}) | "
                    f"{r['peer_cpu_ms_per_1k_requests']:.1f} | {r['process_cpu_s_total']:.1f} | "
                    f"{r['relay_cpu_s']:.2f} | {r['redis_cpu_s']:.2f} |")
+    out += ["", "| nodes | mode | origin misses: mean ms (vs none) | p50 ms (vs none) "
+            "| local hits p50 ms | remote hits p50 ms |", "|---:|---|---:|---:|---:|---:|"]
+    for r in rows:
+        ref = next((x for x in rows if x["size"] == r["size"] and x["mode"] == "none"), None)
+
+        def cell(key, r=r, ref=ref):
+            return f"{r[key]:.2f} ({_ratio(r[key], ref[key])})" if ref else f"{r[key]:.2f}"
+        out.append(f"| {r['size']} | {r['mode']} | {cell('miss_latency_mean_ms')} | "
+                   f"{cell('miss_latency_p50_ms')} | {r['local_hit_latency_p50_ms']:.2f} | "
+                   f"{r['remote_hit_latency_p50_ms']:.2f} |")
     out += ["", "| nodes | mode | convergence to every node, s (per sample) | median node, s "
             "| reached | peers' summaries held per node, bytes | paper's estimate (m/8 per peer) "
             "| mesh msgs | redis commands, bytes |",
