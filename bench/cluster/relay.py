@@ -41,8 +41,12 @@ class Relay:
     """tcp: [(face address, port, target port, delay ms)]; udp: [(face address,
     port, real port)], all at udp_delay_ms."""
 
-    def __init__(self, binary, tcp, udp, udp_delay_ms, log_path):
-        self.args = [binary]
+    def __init__(self, binary, tcp, udp, udp_delay_ms, log_path, nice=0):
+        # A link's delay does not grow with the proxies' CPU load: scale.py runs
+        # the relay at a higher priority (nice -10) where it may, so that it
+        # keeps its due times on a machine the nodes saturate. nice(1) execs the
+        # relay in its own process, so the PID is the relay's.
+        self.args = (["nice", "-n", str(nice)] if nice else []) + [binary]
         for address, port, target, delay_ms in tcp:
             self.args += ["--tcp", f"{address}:{port}={target}/{delay_ms}"]
         for address, port, real in udp:

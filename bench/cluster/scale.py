@@ -71,6 +71,8 @@ def parse_args():
                    help="one-way delay between nodes, and between a node and Redis")
     p.add_argument("--origin-delay-ms", type=float, default=20.0,
                    help="one-way delay between a node and the origin (a WAN origin)")
+    p.add_argument("--relay-nice", type=int, default=-10,
+                   help="the relay's nice value (0: as the nodes)")
     p.add_argument("--threshold", type=float, default=1.0, help="update_threshold_percent")
     p.add_argument("--update-max-interval-ms", type=int, default=500)
     p.add_argument("--convergence-samples", type=int, default=3)
@@ -219,7 +221,8 @@ def run_mode(mode, size, args, workload, memory, entries, run_dir):
         for i, p in enumerate(cl.ports):
             tcp += [(face_address(i), p.http, p.http, d), (face_address(i), p.peer, p.peer, d)]
             udp.append((face_address(i), p.icp, p.icp))
-        relay = Relay(args.relay, tcp, udp, d, os.path.join(run_dir, "relay.log"))
+        relay = Relay(args.relay, tcp, udp, d, os.path.join(run_dir, "relay.log"),
+                      nice=args.relay_nice)
         relay.start()
         cl.start(timeout_s=20.0 + size)
         raw["peers_ready_seconds"] = (cl.wait_peers_ready(timeout_s=30.0 + size)
@@ -233,6 +236,7 @@ def run_mode(mode, size, args, workload, memory, entries, run_dir):
         time.sleep(0.5)  # pushes and replies in flight land in the counters
         raw["after"] = snapshot(cl)
         raw["relay_cpu_seconds"] = relay.cpu_seconds() - relay_cpu
+        raw["relay_nice"] = os.getpriority(os.PRIO_PROCESS, relay.proc.pid)
         raw["redis_cpu_seconds"] = (redis_cpu_seconds(redis) - redis_cpu) if redis else 0.0
         if redis:
             raw["redis_memory"] = redis.info("memory")

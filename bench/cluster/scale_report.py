@@ -156,7 +156,7 @@ def markdown(rows, setups):
                    f"{r['wrong_bodies']}, {r['transport_errors']} |")
     out += ["", "| nodes | mode | latency mean ms (vs none) | p50 ms (vs none) "
             "| p99 ms (vs none) | sc-peer CPU s, all nodes (max node) | CPU ms / 1k req "
-            "| process CPU s, all nodes | relay CPU s | redis CPU s |",
+            "| process CPU s, all nodes | relay CPU s (late mean ms) | redis CPU s |",
             "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         ref = next((x for x in rows if x["size"] == r["size"] and x["mode"] == "none"), None)
@@ -167,7 +167,8 @@ def markdown(rows, setups):
                    f"{cell('latency_p50_ms')} | {cell('latency_p99_ms')} | "
                    f"{r['peer_cpu_s_total']:.2f} ({r['peer_cpu_s_max']:.2f}) | "
                    f"{r['peer_cpu_ms_per_1k_requests']:.1f} | {r['process_cpu_s_total']:.1f} | "
-                   f"{r['relay_cpu_s']:.2f} | {r['redis_cpu_s']:.2f} |")
+                   f"{r['relay_cpu_s']:.2f} ({r['relay_late_mean_us'] / 1000:.2f}) | "
+                   f"{r['redis_cpu_s']:.2f} |")
     out += ["", "| nodes | mode | origin misses: mean ms (vs none) | p50 ms (vs none) "
             "| local hits p50 ms | remote hits p50 ms |", "|---:|---|---:|---:|---:|---:|"]
     for r in rows:
