@@ -76,6 +76,9 @@ def parse_args():
     p.add_argument("--threshold", type=float, default=1.0, help="update_threshold_percent")
     p.add_argument("--update-max-interval-ms", type=int, default=500)
     p.add_argument("--convergence-samples", type=int, default=3)
+    p.add_argument("--idle-seconds", type=float, default=3.0,
+                   help="an idle window before the replay (summary modes): the protocol's "
+                        "cost with no requests")
     p.add_argument("--deadline", type=float, default=240.0, help="seconds per replay")
     p.add_argument("--out", default="/tmp/sumcache-scale/results",
                    help="writes OUT.md and OUT.json; configs and logs go beside them")
@@ -227,6 +230,13 @@ def run_mode(mode, size, args, workload, memory, entries, run_dir):
         cl.start(timeout_s=20.0 + size)
         raw["peers_ready_seconds"] = (cl.wait_peers_ready(timeout_s=30.0 + size)
                                       if sharing != "none" else 0.0)
+        if sharing == "summary":
+            # An idle window: what the protocol costs with no requests at all
+            # (mesh: a publication every update_max_interval_ms; Redis: heartbeats
+            # and blocking reads too).
+            raw["idle_start"] = snapshot(cl)
+            time.sleep(args.idle_seconds)
+            raw["idle_seconds"] = args.idle_seconds
         raw["before"] = snapshot(cl)
         relay_cpu = relay.cpu_seconds()
         redis_cpu = redis_cpu_seconds(redis)
@@ -260,7 +270,25 @@ def redis_cpu_seconds(redis):
     return process_cpu_seconds(redis.proc.pid)
 
 
+def from_json(path):
+    """The tables again from a run's OUT.json (after a change to scale_report)."""
+    with open(path) as f:
+        saved = json.load(f)
+    setups = {s["size"]: s for s in saved["setups"]}
+    rows = []
+    for raw, old in zip(saved["raw"], saved["figures"]):
+        row = scale_report.figures(raw, setups[raw["size"]])
+        if not any(c.get("latencies_ms") for c in raw["clients"]):
+            # Runs before the latencies were kept: their quantiles as computed then.
+            row.update({k: v for k, v in old.items() if "latency" in k})
+        rows.append(row)
+    print(scale_report.markdown(rows, saved["setups"]))
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--from-json":
+        from_json(sys.argv[2])
+        return
     args = parse_args()
     modes = args.modes.split(",")
     sizes = [int(s) for s in args.sizes.split(",")]
@@ -294,8 +322,9 @@ def main():
             raw = run_mode(mode, size, args, workload, memory, entries,
                            os.path.join(out_dir, f"n{size}", mode))
             figures.append(scale_report.figures(raw, setup))
-            for c in raw["clients"]:  # the figures hold their quantiles
-                c.pop("latencies_ms", None)
+            for c in raw["clients"]:  # kept, rounded, so that --from-json can redo them
+                c["latencies_ms"] = {k: [round(v, 3) for v in vs]
+                                     for k, vs in c.get("latencies_ms", {}).items()}
             raws.append(raw)
             f = figures[-1]
             print(f"  {mode}: {time.monotonic() - t:.0f} s; hit {100 * f['hit_ratio']:.2f}%, "
