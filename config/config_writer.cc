@@ -77,8 +77,32 @@ Json write_cache(const CacheConfig& c) {
           {"targeted_fields", c.targeted_fields}};
 }
 
+Json write_redis(const RedisConfig& r, Secrets secrets) {
+  Json servers = Json::array();
+  for (const Endpoint& s : r.servers) servers.push_back(write_endpoint(s.address, s.port));
+  Json j = {{"servers", servers},
+            {"username", r.username},
+            {"tls", r.tls},
+            {"ca_file", r.ca_file.string()},
+            {"cert_file", r.cert_file.string()},
+            {"key_file", r.key_file.string()},
+            {"server_name", r.server_name},
+            {"key_prefix", r.key_prefix},
+            {"stream_length", r.stream_length},
+            {"heartbeat_ms", r.heartbeat_ms.count()},
+            {"member_expiry_ms", r.member_expiry_ms.count()},
+            {"connect_timeout_ms", r.connect_timeout_ms.count()},
+            {"command_timeout_ms", r.command_timeout_ms.count()},
+            {"block_ms", r.block_ms.count()},
+            {"advertise_host", r.advertise_host}};
+  write_secret(j, "password", r.password, r.password_file, secrets);
+  return j;
+}
+
 Json write_cluster(const ClusterConfig& c, Secrets secrets) {
   Json j = {{"sharing", enum_name(c.sharing)},
+            {"transport", enum_name(c.transport)},
+            {"redis", write_redis(c.redis, secrets)},
             {"peer_listen", write_endpoint(c.peer_listen.address, c.peer_listen.port)},
             {"object_listen", write_endpoint(c.object_listen.address, c.object_listen.port)},
             {"icp_port", c.icp_port},

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "config/config_error.h"
+#include "config/enum_names.h"
 #include "config/json_value.h"
 #include "config/net_syntax.h"
 
@@ -172,6 +173,35 @@ void check_destinations(const Config& config) {
   }
 }
 
+// transport redis (docs/peers.md, "Redis transport"): summaries go through
+// Redis, membership comes from it, and peers reach this node at the host it
+// publishes there.
+void check_redis(const Config& config) {
+  const ClusterConfig& cluster = config.cluster;
+  if (cluster.transport != ClusterTransport::redis) return;
+  if (cluster.sharing != Sharing::summary) {
+    throw ConfigError(
+        "$.cluster.transport",
+        "\"redis\" needs sharing \"summary\": Redis carries summaries (got sharing \"" +
+            std::string(enum_name(cluster.sharing)) + "\")");
+  }
+  if (cluster.redis.servers.empty()) {
+    throw ConfigError("$.cluster.redis.servers", "at least one server with transport \"redis\"");
+  }
+  if (cluster.redis.advertise_host.empty() &&
+      parse_ip(cluster.peer_listen.address)->is_unspecified()) {
+    throw ConfigError("$.cluster.redis.advertise_host",
+                      "required when peer_listen's address is a wildcard (" +
+                          cluster.peer_listen.address +
+                          "): peers reach this node at the host it publishes in Redis");
+  }
+  // One membership source: Redis's members would contend with discovery's.
+  if (!cluster.discovery.name.empty()) {
+    throw ConfigError("$.cluster.discovery.name",
+                      "not with transport \"redis\": the members come from Redis");
+  }
+}
+
 }  // namespace
 
 void check_cross_fields(const Config& config) {
@@ -179,6 +209,7 @@ void check_cross_fields(const Config& config) {
   check_budgets(config);
   check_peers(config);
   check_destinations(config);
+  check_redis(config);
 }
 
 }  // namespace sumcache::config::detail

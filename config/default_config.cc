@@ -75,6 +75,7 @@ std::string default_config_json() {
   },
   "cluster": {
     "sharing": "none",
+    "transport": "mesh",
     "secret": "",
     "secret_file": "",
     "peer_listen": { "address": "127.0.0.1", "port": 3130 },
@@ -96,7 +97,26 @@ std::string default_config_json() {
     "peer_max_fingerprints": 0,
     "peer_allow": [],
     "tls": { "enabled": false, "cert_file": "", "key_file": "", "ca_file": "" },
-    "squid_digest": { "enabled": true, "rebuild_interval_ms": 60000, "hostnames": [] }
+    "squid_digest": { "enabled": true, "rebuild_interval_ms": 60000, "hostnames": [] },
+    "redis": {
+      "servers": [],
+      "username": "",
+      "password": "",
+      "password_file": "",
+      "tls": false,
+      "ca_file": "",
+      "cert_file": "",
+      "key_file": "",
+      "server_name": "",
+      "key_prefix": "sumcache",
+      "stream_length": 256,
+      "heartbeat_ms": 1000,
+      "member_expiry_ms": 5000,
+      "connect_timeout_ms": 1000,
+      "command_timeout_ms": 1000,
+      "block_ms": 1000,
+      "advertise_host": ""
+    }
   },
   "peers": []
 }

@@ -60,6 +60,11 @@ struct EnumNames<Sharing> {
       {{Sharing::none, "none"}, {Sharing::summary, "summary"}, {Sharing::icp, "icp"}}};
 };
 template <>
+struct EnumNames<ClusterTransport> {
+  static constexpr NameTable<ClusterTransport, 2> kNames{
+      {{ClusterTransport::mesh, "mesh"}, {ClusterTransport::redis, "redis"}}};
+};
+template <>
 struct EnumNames<MissPolicy> {
   static constexpr NameTable<MissPolicy, 2> kNames{
       {{MissPolicy::origin, "origin"}, {MissPolicy::owner, "owner"}}};

@@ -71,6 +71,10 @@ Config load_config_file(const std::filesystem::path& file) {
       config.cluster.secret = read_secret(base, config.cluster.secret_file, path);
       detail::require(path, detail::check_cluster_secret(config.cluster.secret));
     }
+    if (!config.cluster.redis.password_file.empty()) {
+      config.cluster.redis.password =
+          read_secret(base, config.cluster.redis.password_file, "$.cluster.redis.password_file");
+    }
     return config;
   } catch (const ConfigError& e) {
     if (!e.source().empty()) throw;

@@ -11,13 +11,14 @@
 
 namespace sumcache::config {
 
-// Parses and validates. Touches no file: admin.token_file and cluster.secret_file stay paths,
-// and the token and secret they name stay empty.
+// Parses and validates. Touches no file: admin.token_file, cluster.secret_file and
+// cluster.redis.password_file stay paths, and the secrets they name stay empty.
 Config parse_config(std::string_view json_text, std::string_view source_name);
 
-// Reads the file, parses and validates it, then reads admin.token_file and cluster.secret_file
-// (relative to the file's directory) into admin.token and cluster.secret, trailing newlines
-// trimmed. An unreadable or empty secret file is an error at its field's path.
+// Reads the file, parses and validates it, then reads admin.token_file, cluster.secret_file and
+// cluster.redis.password_file (relative to the file's directory) into admin.token,
+// cluster.secret and cluster.redis.password, trailing newlines trimmed. An unreadable or empty
+// secret file is an error at its field's path.
 Config load_config_file(const std::filesystem::path& file);
 
 }  // namespace sumcache::config

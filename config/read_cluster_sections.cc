@@ -109,6 +109,8 @@ std::string check_cluster_secret(const std::string& secret) {
 
 void read_cluster(ObjectReader& r, ClusterConfig& out) {
   r.read_enum("sharing", out.sharing);
+  r.read_enum("transport", out.transport);
+  r.section("redis", [&](ObjectReader& redis) { read_redis(redis, out.redis); });
   r.read("secret", out.secret);
   r.read("secret_file", out.secret_file);
   r.section("peer_listen", [&](ObjectReader& listen) {

@@ -25,6 +25,7 @@ void read_filter(ObjectReader& r, FilterConfig& out);
 void read_log(ObjectReader& r, LogConfig& out);
 
 void read_cluster(ObjectReader& r, ClusterConfig& out);
+void read_redis(ObjectReader& r, RedisConfig& out);
 void read_peers(const Json& value, const std::string& path, std::vector<PeerConfig>& out);
 // One peers[] entry (also the admin's POST /peers body); ConfigError names the field.
 PeerConfig read_peer(const Json& value, const std::string& path);

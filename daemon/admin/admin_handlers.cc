@@ -4,6 +4,7 @@
 #include "config/peer_entry.h"
 #include "daemon/admin/admin_routes.h"
 #include "daemon/admin/dashboard_page.h"
+#include "daemon/admin/metrics_redis.h"
 #include "daemon/admin/metrics_text.h"
 #include "daemon/admin/stats_collect.h"
 #include "daemon/admin/stats_json.h"
@@ -164,6 +165,13 @@ AdminResponse serve(AdminContext& context, AdminEndpoint endpoint, const Setting
         add_invalidations_json(body, *inv);
       }
       if (peers != nullptr) add_summary_memory_json(body, peers->summary_memory());
+      // How summaries travel (docs/peers.md, "Redis transport").
+      body["transport"] = settings.config.cluster.transport == config::ClusterTransport::redis
+                              ? "redis"
+                              : "mesh";
+      if (const auto redis = peers != nullptr ? peers->redis_stats() : std::nullopt) {
+        body["redis"] = redis_json(*redis);
+      }
       return json_response(200, body);
     }
     case AdminEndpoint::filter:

@@ -4,6 +4,7 @@
 #include <charconv>
 
 #include "daemon/admin/metrics_peers.h"
+#include "daemon/admin/metrics_redis.h"
 #include "daemon/admin/prometheus_writer.h"
 #include "daemon/admin/stats_json.h"
 
@@ -415,6 +416,7 @@ std::string metrics_text(const StatsSnapshot& s) {
   if (s.peer_listener_refusals) write_peer_listener_metrics(w, *s.peer_listener_refusals);
   if (s.invalidations) write_invalidations(w, *s.invalidations);
   if (s.membership) write_membership(w, *s.membership);
+  if (s.redis) write_redis_metrics(w, *s.redis);
   if (s.icp) write_icp(w, *s.icp);
   if (s.squid_digest) write_squid_digest(w, *s.squid_digest);
   return w.text();

@@ -133,6 +133,7 @@ StatsSnapshot collect_stats(const AdminContext& context) {
   if (const PeerService* peers = context.peers()) {
     s.invalidations = peers->invalidation_stats();
     s.membership = peers->membership_stats();
+    s.redis = peers->redis_stats();
     s.icp = peers->icp_totals();
     s.peers = peers->status();
     if (config.cluster.sharing == config::Sharing::summary) {

@@ -21,6 +21,7 @@
 #include "daemon/peer/icp_counters.h"
 #include "daemon/peer/listener_refusals.h"
 #include "daemon/peer/peer_status.h"
+#include "daemon/peer/redis_bus_stats.h"
 #include "daemon/store/store_options.h"
 #include "filters/hashing.h"
 
@@ -94,6 +95,7 @@ struct StatsSnapshot {
   std::optional<RefusalCounts> peer_listener_refusals;  // summary mode only
   std::optional<InvalidationStats> invalidations;       // summary mode only
   std::optional<MembershipStats> membership;            // with a cluster
+  std::optional<RedisBusStats> redis;                   // cluster.transport "redis"
   std::optional<IcpPeerCounters> icp;                   // icp mode: every peer and stranger
   std::optional<SquidDigestStats> squid_digest;         // cluster.squid_digest.enabled
 

@@ -9,6 +9,7 @@
 #include "daemon/peer/icp_agent.h"
 #include "daemon/peer/membership_plan.h"
 #include "daemon/peer/peer_sources.h"
+#include "daemon/peer/redis_bus.h"
 #include "daemon/peer/summary_exchange.h"
 #include "protocol/squid_digest.h"
 
@@ -97,7 +98,20 @@ bool PeerService::start() {
       log_.error("cannot start the cluster: " + failed);
       return false;
     }
+    if (c.transport == config::ClusterTransport::redis) {
+      RedisBusHooks hooks{
+          [this](const config::PeerConfig& peer) { return add_member(peer, PeerSource::redis); },
+          [this](const std::string& id, const std::string& why) { remove_member(id, why); }};
+      bus_ = std::make_unique<RedisBus>(io_.get_executor(), config_, log_, table_, *exchange_,
+                                        std::move(hooks));
+      if (!bus_->prepare(failed)) {
+        log_.error("cannot start the redis transport: " + failed);
+        return false;
+      }
+      exchange_->set_bus(bus_.get());
+    }
     exchange_->start();
+    if (bus_) bus_->start();
     if (!c.discovery.name.empty()) asio::co_spawn(io_, discovery_loop(), asio::detached);
   } else if (c.sharing == config::Sharing::icp) {
     error_code ec;
@@ -130,14 +144,15 @@ bool PeerService::start() {
     pthread_setname_np(pthread_self(), "sc-peer");
     io_.run();
   });
-  log_.info(std::string("cluster: sharing ") + (icp_ ? "icp" : "summary") + " with " +
-            std::to_string(table_.size()) + " peers");
+  log_.info(std::string("cluster: sharing ") + (icp_ ? "icp" : "summary") +
+            (bus_ ? " over redis" : "") + " with " + std::to_string(table_.size()) + " peers");
   return true;
 }
 
 void PeerService::stop() {
   if (!thread_.joinable()) return;
   asio::post(io_, [this] {
+    if (bus_) bus_->stop();
     if (exchange_) exchange_->stop();
     if (icp_) icp_->stop();
   });
@@ -360,6 +375,11 @@ MembershipStats PeerService::membership_stats() const {
   s.grace_drops = exchange_ ? exchange_->grace_drops() : 0;
   s.discovery_failures = discovery_failures_.load(std::memory_order_relaxed);
   return s;
+}
+
+std::optional<RedisBusStats> PeerService::redis_stats() const {
+  if (!bus_) return std::nullopt;
+  return bus_->stats();
 }
 
 void PeerService::discovery_failed(const std::string& what) {

@@ -26,6 +26,7 @@
 #include "daemon/peer/cluster_invalidations.h"
 #include "daemon/peer/listener_refusals.h"
 #include "daemon/peer/peer_table.h"
+#include "daemon/peer/redis_bus_stats.h"
 #include "daemon/store/store.h"
 #include "filters/fingerprint_directory.h"
 #include "filters/summary_directory.h"
@@ -36,6 +37,7 @@ class IcpAgent;
 struct IcpPeerCounters;
 class SummaryListener;
 class SummaryExchange;
+class RedisBus;
 
 // Peers to ask, best first: their slots, and the peers themselves, held so
 // that one removed meanwhile stays valid (and its slot's next peer is not asked).
@@ -116,6 +118,9 @@ class PeerService {
     sources_handler_ = std::move(handler);
   }
   MembershipStats membership_stats() const;
+  // cluster.transport "redis" (docs/peers.md, "Redis transport"): the bus's
+  // servers and counters; nullopt with transport "mesh". Any thread.
+  std::optional<RedisBusStats> redis_stats() const;
   const std::string& node_id() const { return node_id_; }
 
   // Cluster-wide invalidation (summary mode; docs/peers.md). Any thread.
@@ -177,6 +182,7 @@ class PeerService {
   asio::io_context io_{1};
   asio::executor_work_guard<asio::io_context::executor_type> guard_;
   std::unique_ptr<SummaryExchange> exchange_;  // summary mode
+  std::unique_ptr<RedisBus> bus_;              // summary mode, transport redis
   std::unique_ptr<IcpAgent> icp_;              // icp mode
   LogLimiter invalidation_log_;                // purges that cannot be sent, tombstones dropped
   std::function<void(std::optional<AccessList>)> sources_handler_;

@@ -19,6 +19,8 @@ const char* to_string(PeerSource s) {
       return "admin";
     case PeerSource::discovery:
       return "discovery";
+    case PeerSource::redis:
+      return "redis";
   }
   return "config";
 }

@@ -13,7 +13,7 @@ enum class PeerState { up, suspect, down };
 const char* to_string(PeerState s);
 
 // How a peer joined (docs/peers.md, "Live membership").
-enum class PeerSource { config, admin, discovery };
+enum class PeerSource { config, admin, discovery, redis };
 const char* to_string(PeerSource s);
 
 // A squid-digest peer's Cache Digest as this node holds it (docs/interop.md).

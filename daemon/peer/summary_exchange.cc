@@ -6,6 +6,7 @@
 #include "daemon/peer/cluster_tls.h"
 #include "daemon/peer/membership_plan.h"
 #include "daemon/peer/peer_sources.h"
+#include "daemon/peer/redis_bus.h"
 #include "filters/filter_error.h"
 #include "protocol/decode.h"
 #include "protocol/encode.h"
@@ -532,10 +533,11 @@ awaitable<void> SummaryExchange::publish_loop() {
 
 void SummaryExchange::publish_round(bool delta_due, SteadyTime now, bool want_full) {
   std::shared_ptr<const std::string> delta;
+  if (bus_ && bus_->full_wanted(delta_due ? sequence_ + 1 : sequence_)) want_full = true;
   if (store_.keeps_fingerprints()) {
     // A full is the set at a mark: a peer due one when the set changed since
     // the last mark waits for no threshold, the round is now.
-    want_full = want_full || full_wanted(now);
+    want_full = want_full || (!bus_ && full_wanted(now));
     if (want_full && !delta_due) delta_due = !current_full();
     if (delta_due) delta = publish_fingerprints(now, want_full);
   } else if (delta_due) {
@@ -562,6 +564,12 @@ void SummaryExchange::publish_round(bool delta_due, SteadyTime now, bool want_fu
         encode_failed("a summary delta", encoded.error());
       }
     }
+  }
+  if (bus_) {
+    // Published once, to Redis; the peers read it there.
+    bus_->publish(sequence_, delta, delta_due && sequence_ > 1 && !delta,
+                  [this] { return current_full(); });
+    return;
   }
   std::shared_ptr<const std::string> full;
   for (const auto& lane : lanes_) {
@@ -728,6 +736,52 @@ awaitable<void> SummaryExchange::pull_from(std::shared_ptr<PeerLane> lane) {
     co_return;
   }
   apply(*lane, *message);
+}
+
+void SummaryExchange::count_rejected(std::string_view node) {
+  if (PeerLane* lane = lane_of(node)) {
+    lane->peer->counters.messages_rejected.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+BusMessage SummaryExchange::apply_from_bus(std::string_view node, std::string_view bytes,
+                                           bool want_full) {
+  BusMessage out;
+  PeerLane* lane = lane_of(node);
+  if (lane == nullptr || lane->removed) {
+    out.outcome = BusMessage::Outcome::not_peer;
+    return out;
+  }
+  auto& counters = lane->peer->counters;
+  counters.messages_received.fetch_add(1, std::memory_order_relaxed);
+  counters.bytes_received.fetch_add(bytes.size(), std::memory_order_relaxed);
+  auto message = protocol::decode(
+      bytes, [this](std::string_view id) { return secret_for(id); },
+      limits(bytes, max_fingerprints_));
+  if (!message) {
+    const bool auth = message.error() == protocol::ProtocolErrc::bad_tag ||
+                      message.error() == protocol::ProtocolErrc::unknown_node;
+    out.reason = auth ? RedisRefusal::message_bad_tag : RedisRefusal::message_malformed;
+    out.why = message.error().message();
+  } else if (message->info.node_id != node) {
+    // Signed with the cluster's secret by another node: not this stream's to carry.
+    out.reason = RedisRefusal::message_wrong_node;
+    out.why = "signed by node " + printable_id(message->info.node_id);
+  } else if (want_full && !is_full(message->kind)) {
+    out.why = "not a full summary";
+  } else {
+    const SummaryResponse r = apply(*lane, *message);
+    out.full = is_full(message->kind);
+    out.sequence = message->info.sequence;
+    out.outcome = r.status == 204   ? BusMessage::Outcome::applied
+                  : r.status == 409 ? BusMessage::Outcome::gap
+                                    : BusMessage::Outcome::refused;
+    out.reason = RedisRefusal::message_unusable;
+    out.why = r.body.substr(0, std::min<std::size_t>(r.body.find('\n'), 200));
+    return out;
+  }
+  counters.messages_rejected.fetch_add(1, std::memory_order_relaxed);
+  return out;
 }
 
 awaitable<std::optional<std::string>> SummaryExchange::probe(std::string address,

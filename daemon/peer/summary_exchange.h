@@ -23,6 +23,7 @@
 #include "daemon/log/logger.h"
 #include "daemon/peer/cluster_invalidations.h"
 #include "daemon/peer/peer_table.h"
+#include "daemon/peer/redis_bus_stats.h"
 #include "daemon/peer/squid_digest_peers.h"
 #include "daemon/peer/summary_listener.h"
 #include "daemon/peer/token_bucket.h"
@@ -51,6 +52,19 @@ struct PeerLane {
   protocol::InvalidationSequence sequence;
   asio::steady_timer invalidation_timer;
   bool invalidation_idle = false;
+};
+
+class RedisBus;
+
+// A message read from Redis, through the exchange's decode and apply path
+// (docs/peers.md, "Redis transport").
+struct BusMessage {
+  enum class Outcome { applied, gap, refused, not_peer };
+  Outcome outcome = Outcome::refused;
+  RedisRefusal reason = RedisRefusal::message_malformed;  // when refused
+  std::string why;
+  std::uint64_t sequence = 0;  // when applied: the peer's summary is at this sequence now
+  bool full = false;
 };
 
 class SummaryExchange : public SummaryGate {
@@ -90,6 +104,17 @@ class SummaryExchange : public SummaryGate {
   // Discovery: the node id that `address` (on this node's peer port) signs
   // its full summary with; nullopt with `why` when it serves none.
   awaitable<std::optional<std::string>> probe(std::string address, std::string& why);
+
+  // cluster.transport "redis": rounds publish through `bus` (set before
+  // start), and no summary is pushed or pulled over HTTP.
+  void set_bus(RedisBus* bus) { bus_ = bus; }
+  std::uint64_t epoch() const { return epoch_; }
+  // A message of peer `node` read from Redis: its tag checked with the
+  // peer's secret, its node id `node`'s, then applied as a push would be.
+  // want_full: it must be a full summary (a bootstrap).
+  BusMessage apply_from_bus(std::string_view node, std::string_view bytes, bool want_full);
+  // Something of peer `node`'s read from Redis was refused before decoding.
+  void count_rejected(std::string_view node);
 
   // SummaryGate: what the peer listener lets in.
   Verdict admit(const SummaryHead& head, std::size_t& peer) override;
@@ -186,6 +211,7 @@ class SummaryExchange : public SummaryGate {
   mutable std::atomic<std::uint64_t> encode_failures_{0};
   mutable LogLimiter encode_log_;
   bool stopped_ = false;
+  RedisBus* bus_ = nullptr;
 };
 
 }  // namespace sumcache::daemon

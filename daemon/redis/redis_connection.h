@@ -6,16 +6,17 @@
 // order and pipelined, and each gets its own replies. Every operation has a
 // deadline; one that passes closes the connection, failing everything pending.
 
+#include <boost/asio/ssl.hpp>
 #include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <system_error>
 #include <tuple>
 #include <vector>
 
-#include <boost/asio/ssl.hpp>
-
 #include "daemon/net/asio.h"
+#include "daemon/redis/redis_error.h"
 #include "daemon/redis/redis_reply.h"
 
 namespace sumcache::daemon {
@@ -66,30 +67,21 @@ class RedisConnection : public std::enable_shared_from_this<RedisConnection> {
                                                         std::chrono::milliseconds extra = {});
   bool is_open() const;
   void close();  // pending calls complete with operation_aborted
-  const RedisTraffic& traffic() const { return traffic_; }
+  const RedisTraffic& traffic() const { return *traffic_; }
   const RedisOptions& options() const { return options_; }
 
  private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
-  RedisOptions options_;
-  RedisTraffic traffic_;
-};
+  friend class RedisLink;
+  // Completes when the connection closes, with what closed it (RedisLink's watch).
+  awaitable<error_code> wait_closed();
 
-// Errors of this layer (besides Asio's): a category of its own.
-enum class RedisErrc {
-  protocol_error = 1,  // the server's bytes are not RESP (hiredis's reader error)
-  reply_too_large,     // over RedisReplyLimits
-  auth_refused,        // AUTH answered with an error
-  unexpected_reply,    // PING not answered PONG, or a reply of the wrong shape
-  not_connected,       // RedisLink: down, reconnecting
+  // One connected session; its read and write loops hold it, so it outlives
+  // this object until they end. A new connect() starts a new one.
+  struct Impl;
+  asio::any_io_executor executor_;
+  std::shared_ptr<Impl> impl_;
+  RedisOptions options_;
+  std::shared_ptr<RedisTraffic> traffic_;  // shared with the sessions' loops
 };
-const std::error_category& redis_category();
-inline boost::system::error_code make_error_code(RedisErrc e) {
-  return {static_cast<int>(e), boost::system::error_category(redis_category())};
-}
 
 }  // namespace sumcache::daemon
-
-template <>
-struct boost::system::is_error_code_enum<sumcache::daemon::RedisErrc> : std::true_type {};

@@ -93,6 +93,32 @@ TEST_F(LoadConfigFile, DirectoryAsSecretFileIsAnError) {
   EXPECT_NE(e.reason().find("is a directory"), std::string::npos) << e.what();
 }
 
+constexpr const char* kWithRedisPasswordFile = R"({
+  "cluster": {"sharing": "summary", "secret": "0123456789abcdef", "transport": "redis",
+              "redis": {"servers": [{"address": "127.0.0.1"}], "username": "sumcache",
+                        "password_file": "secrets/redis.pass"}}
+})";
+
+TEST_F(LoadConfigFile, ReadsTheRedisPasswordFileBesideTheConfig) {
+  write("conf/secrets/redis.pass", "a redis password\n");
+  const Config c = load_config_file(write("conf/sumcache.json", kWithRedisPasswordFile));
+  EXPECT_EQ(c.cluster.redis.password, "a redis password");
+  EXPECT_EQ(c.cluster.redis.password_file, "secrets/redis.pass");  // as written
+  EXPECT_EQ(c.cluster.redis.username, "sumcache");
+}
+
+TEST_F(LoadConfigFile, MissingOrEmptyRedisPasswordFileNamesItsField) {
+  const fs::path file = write("sumcache.json", kWithRedisPasswordFile);
+  ConfigError missing = error_of(file);
+  EXPECT_EQ(missing.path(), "$.cluster.redis.password_file");
+  EXPECT_NE(missing.reason().find("secrets/redis.pass"), std::string::npos) << missing.what();
+  EXPECT_NE(missing.reason().find("No such file"), std::string::npos) << missing.what();
+  write("secrets/redis.pass", "\r\n");
+  ConfigError empty = error_of(file);
+  EXPECT_EQ(empty.path(), "$.cluster.redis.password_file");
+  EXPECT_NE(empty.reason().find("is empty"), std::string::npos) << empty.what();
+}
+
 TEST_F(LoadConfigFile, MissingConfigFileIsAnErrorAtTheRoot) {
   ConfigError e = error_of(dir_ / "absent.json");
   EXPECT_EQ(e.path(), "$");

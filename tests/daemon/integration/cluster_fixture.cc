@@ -25,7 +25,7 @@ std::string node_config(const ClusterNode& self, const std::vector<ClusterNode>&
                         const std::string& tls_json) {
   std::string peers;
   for (const auto& p : all) {
-    if (p.id == self.id || (!p.listed && self.listed)) continue;
+    if (p.id == self.id || (!p.listed && self.listed) || o.no_peer_lists) continue;
     if (!peers.empty()) peers += ",";
     peers += R"({"id": ")" + p.id + R"(", "host": ")" + p.address + R"(", "http_port": )" +
              std::to_string(p.http_port) + R"(, "peer_port": )" + std::to_string(p.peer_port) +

@@ -37,6 +37,9 @@ struct ClusterOptions {
   // Discovery (live membership): node i listens on 127.0.0.(20 + i), every
   // node on the same ports, and the others find it in a hosts file.
   bool distinct_addresses = false;
+  // No node names another in `peers`: they find each other otherwise
+  // (cluster.transport "redis": the members in Redis).
+  bool no_peer_lists = false;
 };
 
 struct ClusterNode {

@@ -1,0 +1,306 @@
+// Real sumcached nodes with cluster.transport "redis" and a real redis-server
+// (docs/peers.md, "Redis transport"): no node names another, they find each
+// other in Redis; a miss goes to the claiming peer only; a node added later
+// bootstraps from Redis; Redis killed and restarted mid-run fails no request
+// and the summaries catch up; forged messages and member records are refused
+// and counted; two servers with node ids hashed over both still route.
+
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <thread>
+
+#include "tests/daemon/admin/promtool.h"
+#include "tests/daemon/integration/cluster_fixture.h"
+#include "tests/support/redis_process.h"
+
+namespace sumcache::testing {
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+// Fast membership for tests: a heartbeat every 200 ms, gone after 1 s.
+std::string redis_cluster_json(const std::vector<std::uint16_t>& ports) {
+  std::string servers;
+  for (const auto port : ports) {
+    if (!servers.empty()) servers += ", ";
+    servers += R"({"address": "127.0.0.1", "port": )" + std::to_string(port) + "}";
+  }
+  return R"("transport": "redis", "redis": {"servers": [)" + servers +
+         R"(], "heartbeat_ms": 200, "member_expiry_ms": 1000, "block_ms": 200,
+            "connect_timeout_ms": 500, "command_timeout_ms": 500},)";
+}
+
+// Replaces the last byte of node `from`'s full summary (its HMAC tag's) and
+// appends it to node `to`'s stream as the next sequence, atomically (no race
+// with the node's own XADD). With flip 0 the message is appended unchanged.
+constexpr const char* kForgeScript = R"(local top = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
+local seq = 0
+if #top > 0 then seq = tonumber(string.match(top[1][1], '^(%d+)-')) end
+local m = redis.call('GET', KEYS[1])
+m = string.sub(m, 1, -2) .. string.char((string.byte(m, -1) + tonumber(ARGV[1])) % 256)
+return redis.call('XADD', KEYS[2], (seq + 1) .. '-0', 'm', m))";
+
+// FNV-1a 64 of a node id mod the servers: which server holds its keys (docs/peers.md).
+std::size_t shard(const std::string& id, std::size_t servers) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (const char c : id) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 0x100000001b3ULL;
+  }
+  return static_cast<std::size_t>(h % servers);
+}
+
+class ClusterRedis : public ClusterTest {
+ protected:
+  void SetUp() override {
+    ClusterTest::SetUp();
+    if (!RedisProcess::installed()) GTEST_FAIL() << "redis-server is not installed: run scripts/setup";
+  }
+
+  bool start_redis_cluster(std::size_t nodes, std::size_t late = 0, std::size_t servers = 1) {
+    redis_.resize(servers);
+    std::vector<std::uint16_t> ports;
+    for (auto& r : redis_) {
+      r = std::make_unique<RedisProcess>();
+      if (const std::string why = r->start(); !why.empty()) {
+        ADD_FAILURE() << "redis-server: " << why;
+        return false;
+      }
+      ports.push_back(r->port());
+    }
+    return start_cluster({.nodes = nodes,
+                          .extra_cluster_json = redis_cluster_json(ports),
+                          .late_nodes = late,
+                          .no_peer_lists = true});
+  }
+
+  json admin_json(std::size_t node, const std::string& path) {
+    return json::parse(admin(node, path).body, nullptr, false);
+  }
+  json peer_of(std::size_t node, const std::string& id) {
+    const json peers = admin_json(node, "/peers");
+    if (!peers.is_object()) return nullptr;
+    for (const json& p : peers["peers"]) {
+      if (p["id"] == id) return p;
+    }
+    return nullptr;
+  }
+  // Waits until node holds a summary of peer `id` with at least `entries` keys.
+  bool wait_for_entries(std::size_t node, const std::string& id, std::uint64_t entries,
+                        std::chrono::milliseconds timeout = 10s) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+      const json p = peer_of(node, id);
+      if (p.is_object() && p["has_summary"] == true && !p["summary_expired"].get<bool>() &&
+          p["entries"].get<std::uint64_t>() >= entries) {
+        return true;
+      }
+      std::this_thread::sleep_for(20ms);
+    }
+    return false;
+  }
+  // The value of one series of node's /metrics ("name{labels}" as written); -1 when absent.
+  double metric(std::size_t node, const std::string& series) {
+    const std::string text = admin(node, "/metrics").body;
+    const auto at = text.find("\n" + series + " ");
+    if (at == std::string::npos) return -1;
+    return std::stod(text.substr(at + series.size() + 2));
+  }
+  bool wait_for_metric(std::size_t node, const std::string& series, double at_least,
+                       std::chrono::milliseconds timeout = 10s) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (metric(node, series) >= at_least) return true;
+      std::this_thread::sleep_for(50ms);
+    }
+    return false;
+  }
+
+  std::vector<std::unique_ptr<RedisProcess>> redis_;
+};
+
+TEST_F(ClusterRedis, ThreeNodesFindEachOtherAndRouteAMissToTheClaimingPeerOnly) {
+  ASSERT_TRUE(start_redis_cluster(3));
+  const auto first = fetch(0, "/obj/redis-first?max_age=600&size=5000");
+  ASSERT_EQ(first.status, 200U);
+  // Neither lists node-a: it joined both from Redis, and its summary came from there.
+  ASSERT_TRUE(wait_for_entries(1, "node-a", 1)) << admin(1, "/peers").body << log_of(1);
+  ASSERT_TRUE(wait_for_entries(2, "node-a", 1)) << admin(2, "/peers").body;
+  EXPECT_EQ(peer_of(1, "node-a")["source"], "redis");
+
+  const auto at_b = fetch(1, "/obj/redis-first?max_age=600&size=5000");
+  EXPECT_EQ(x_cache(at_b), "PEER-HIT");
+  EXPECT_EQ(at_b.body, first.body);
+  EXPECT_EQ(origin_.log().count("/obj/redis-first"), 1U);
+  // node-c's summary claimed nothing: it was never asked.
+  EXPECT_EQ(access_log_of(2).find("/obj/redis-first"), std::string::npos);
+
+  // A key stored after the first full reaches the peers in a delta (a stream entry).
+  fetch(0, "/obj/redis-second?max_age=600&size=3000");
+  ASSERT_TRUE(wait_for_entries(2, "node-a", 2));
+  EXPECT_EQ(x_cache(fetch(2, "/obj/redis-second?max_age=600&size=3000")), "PEER-HIT");
+  EXPECT_EQ(origin_.log().count("/obj/redis-second"), 1U);
+
+  // No summary travelled over HTTP: pushes and pulls are the mesh's.
+  for (std::size_t node : {0, 1, 2}) {
+    const json peers = admin_json(node, "/peers");
+    EXPECT_EQ(peers["transport"], "redis");
+    EXPECT_EQ(peers["redis"]["members"], 3) << peers;
+    EXPECT_EQ(peers["redis"]["servers"][0]["up"], true);
+    for (const json& p : peers["peers"]) EXPECT_EQ(p["messages_sent"], 0) << p;
+  }
+  EXPECT_GE(metric(0, R"(sumcache_redis_messages_total{direction="published",kind="delta"})"), 1);
+  EXPECT_GE(metric(1, R"(sumcache_redis_messages_total{direction="read",kind="full"})"), 2);
+  EXPECT_GE(metric(2, R"(sumcache_redis_messages_total{direction="read",kind="delta"})"), 1);
+  EXPECT_EQ(metric(1, "sumcache_redis_members"), 3);
+  const std::string server = "127.0.0.1:" + std::to_string(redis_[0]->port());
+  EXPECT_EQ(metric(1, R"(sumcache_redis_up{server=")" + server + R"("})"), 1);
+  EXPECT_GE(metric(1, R"(sumcache_redis_commands_total{server=")" + server + R"("})"), 3);
+  EXPECT_TRUE(promtool_check(admin(1, "/metrics").body).empty());
+  // What the docs say is in Redis: both hashes, each node's full and stream.
+  EXPECT_EQ(redis_[0]->cli({"HLEN", "sumcache:members"}), "3\n");
+  EXPECT_EQ(redis_[0]->cli({"TYPE", "sumcache:node:node-a:deltas"}), "stream\n");
+  EXPECT_EQ(redis_[0]->cli({"TYPE", "sumcache:node:node-c:full"}), "string\n");
+}
+
+TEST_F(ClusterRedis, ANodeAddedLaterBootstrapsFromRedisAndRoutesWithinASecond) {
+  ASSERT_TRUE(start_redis_cluster(3, 1));
+  ASSERT_EQ(fetch(0, "/obj/redis-late?max_age=600&size=4000").status, 200U);
+  ASSERT_TRUE(wait_for_entries(1, "node-a", 1));
+  ASSERT_TRUE(start_node(2));
+  const auto started = std::chrono::steady_clock::now();
+  ASSERT_TRUE(wait_for_entries(2, "node-a", 1, 1s)) << admin(2, "/peers").body << log_of(2);
+  const auto took = std::chrono::steady_clock::now() - started;
+  EXPECT_LT(took, 1s);
+  EXPECT_EQ(x_cache(fetch(2, "/obj/redis-late?max_age=600&size=4000")), "PEER-HIT");
+  EXPECT_EQ(origin_.log().count("/obj/redis-late"), 1U);
+  // And the others learn of it: its own documents reach them.
+  ASSERT_EQ(fetch(2, "/obj/redis-from-c?max_age=600&size=2000").status, 200U);
+  ASSERT_TRUE(wait_for_entries(0, "node-c", 1)) << admin(0, "/peers").body;
+  EXPECT_EQ(x_cache(fetch(0, "/obj/redis-from-c?max_age=600&size=2000")), "PEER-HIT");
+}
+
+TEST_F(ClusterRedis, RedisKilledAndRestartedFailsNoRequestAndSummariesCatchUp) {
+  ASSERT_TRUE(start_redis_cluster(3));
+  ASSERT_EQ(fetch(0, "/obj/redis-before?max_age=600&size=3000").status, 200U);
+  ASSERT_TRUE(wait_for_entries(1, "node-a", 1));
+  ASSERT_EQ(x_cache(fetch(1, "/obj/redis-before?max_age=600&size=3000")), "PEER-HIT");
+
+  // Clients keep asking every node, hits and misses, through the outage.
+  std::atomic<bool> done{false};
+  std::atomic<int> sent{0};
+  std::atomic<int> failed{0};
+  std::thread clients([&] {
+    for (int i = 0; !done && i < 2000; ++i) {
+      const std::size_t node = static_cast<std::size_t>(i % 3);
+      const std::string path =
+          i % 2 == 0 ? "/obj/redis-before?max_age=600&size=3000"
+                     : "/obj/redis-load-" + std::to_string(i) + "?max_age=600&size=1000";
+      if (fetch(node, path).status != 200) ++failed;
+      ++sent;
+      std::this_thread::sleep_for(20ms);
+    }
+  });
+  std::this_thread::sleep_for(300ms);
+  redis_[0]->stop();
+  // Stored while Redis is away: no node can learn of it yet.
+  ASSERT_EQ(fetch(0, "/obj/redis-during?max_age=600&size=3000").status, 200U);
+  std::this_thread::sleep_for(1500ms);
+  EXPECT_TRUE(wait_for_metric(0, "sumcache_redis_outages_total", 1));
+  const std::string server = "127.0.0.1:" + std::to_string(redis_[0]->port());
+  EXPECT_EQ(metric(1, R"(sumcache_redis_up{server=")" + server + R"("})"), 0);
+  // Nobody left while Redis was away.
+  EXPECT_TRUE(peer_of(1, "node-a").is_object());
+  ASSERT_EQ(redis_[0]->restart(), "");
+  ASSERT_EQ(fetch(0, "/obj/redis-after?max_age=600&size=3000").status, 200U);
+  // Caught up: node-a's summary at node-b holds every key node-a stored.
+  const std::uint64_t held = admin_json(0, "/stats")["store"]["entries"].get<std::uint64_t>();
+  EXPECT_TRUE(wait_for_entries(1, "node-a", held, 15s)) << admin(1, "/peers").body << log_of(1);
+  done = true;
+  clients.join();
+  EXPECT_GT(sent.load(), 20);
+  EXPECT_EQ(failed.load(), 0);
+  EXPECT_EQ(x_cache(fetch(1, "/obj/redis-during?max_age=600&size=3000")), "PEER-HIT");
+  EXPECT_EQ(x_cache(fetch(2, "/obj/redis-after?max_age=600&size=3000")), "PEER-HIT");
+  EXPECT_EQ(origin_.log().count("/obj/redis-during"), 1U);
+  EXPECT_GE(metric(1, R"(sumcache_redis_connects_total{server=")" + server + R"(",result="failed"})"),
+            1);
+  EXPECT_GE(metric(1, R"(sumcache_redis_connects_total{server=")" + server + R"(",result="ok"})"),
+            3);
+  EXPECT_NE(log_of(1).find("redis"), std::string::npos);
+}
+
+TEST_F(ClusterRedis, ForgedMessagesAndMemberRecordsAreRefusedAndCounted) {
+  ASSERT_TRUE(start_redis_cluster(3));
+  ASSERT_EQ(fetch(0, "/obj/redis-forge?max_age=600&size=3000").status, 200U);
+  ASSERT_TRUE(wait_for_entries(1, "node-a", 1));
+  ASSERT_TRUE(wait_for_entries(1, "node-c", 0));
+  // node-a's own full with its tag's last byte changed, as node-a's next delta.
+  const std::string added = redis_[0]->cli({"EVAL", kForgeScript, "2", "sumcache:node:node-a:full",
+                                            "sumcache:node:node-a:deltas", "1"});
+  ASSERT_NE(added.find("-0"), std::string::npos) << added;
+  EXPECT_TRUE(wait_for_metric(1, R"(sumcache_redis_messages_refused_total{reason="message_bad_tag"})",
+                              1))
+      << log_of(1);
+  EXPECT_TRUE(wait_for_metric(2, R"(sumcache_redis_messages_refused_total{reason="message_bad_tag"})",
+                              1));
+  EXPECT_GE(peer_of(1, "node-a")["messages_rejected"].get<int>(), 1);
+  EXPECT_NE(log_of(1).find("message_bad_tag of node node-a"), std::string::npos);
+  // node-c's genuine full, in node-a's stream: signed, but not node-a's.
+  const std::string moved = redis_[0]->cli({"EVAL", kForgeScript, "2", "sumcache:node:node-c:full",
+                                            "sumcache:node:node-a:deltas", "0"});
+  ASSERT_NE(moved.find("-0"), std::string::npos) << moved;
+  EXPECT_TRUE(wait_for_metric(
+      1, R"(sumcache_redis_messages_refused_total{reason="message_wrong_node"})", 1));
+
+  // A member record for a node that does not exist, its tag not the secret's.
+  const std::string forged =
+      R"({"id":"node-z","host":"127.0.0.1","http_port":1,"peer_port":2,"icp_port":3,)"
+      R"("object_port":4,"weight":1,"epoch":1})"
+      "\n" +
+      std::string(64, 'a');
+  redis_[0]->cli({"HSET", "sumcache:members", "node-z", forged});
+  redis_[0]->cli({"EVAL",
+                  "local t = redis.call('TIME') return redis.call('HSET', KEYS[1], 'node-z', "
+                  "t[1] .. '999')",
+                  "1", "sumcache:seen"});
+  EXPECT_TRUE(wait_for_metric(0, R"(sumcache_redis_messages_refused_total{reason="member_bad_tag"})",
+                              1));
+  EXPECT_FALSE(peer_of(0, "node-z").is_object());
+  EXPECT_EQ(metric(0, "sumcache_redis_members"), 3);
+
+  // The nodes still route: node-a's stream went on (it started it over after the entries put
+  // there by hand), and its documents reach the peers.
+  ASSERT_EQ(fetch(0, "/obj/redis-forge-after?max_age=600&size=3000").status, 200U);
+  ASSERT_TRUE(wait_for_entries(1, "node-a", 2)) << admin(1, "/peers").body << log_of(1);
+  EXPECT_EQ(x_cache(fetch(1, "/obj/redis-forge-after?max_age=600&size=3000")), "PEER-HIT");
+}
+
+TEST_F(ClusterRedis, TwoServersWithNodeIdsHashedOverBothStillRoute) {
+  // node-a and node-c hash to the second server, node-b to the first (FNV-1a 64 mod 2).
+  ASSERT_EQ(shard("node-a", 2), 1U);
+  ASSERT_EQ(shard("node-b", 2), 0U);
+  ASSERT_EQ(shard("node-c", 2), 1U);
+  ASSERT_TRUE(start_redis_cluster(3, 0, 2));
+  ASSERT_EQ(fetch(0, "/obj/redis-shard-a?max_age=600&size=3000").status, 200U);
+  ASSERT_EQ(fetch(1, "/obj/redis-shard-b?max_age=600&size=3000").status, 200U);
+  ASSERT_TRUE(wait_for_entries(2, "node-a", 1)) << admin(2, "/peers").body;
+  ASSERT_TRUE(wait_for_entries(2, "node-b", 1)) << admin(2, "/peers").body;
+  EXPECT_EQ(x_cache(fetch(2, "/obj/redis-shard-a?max_age=600&size=3000")), "PEER-HIT");
+  EXPECT_EQ(x_cache(fetch(2, "/obj/redis-shard-b?max_age=600&size=3000")), "PEER-HIT");
+  EXPECT_EQ(x_cache(fetch(0, "/obj/redis-shard-b?max_age=600&size=3000")), "PEER-HIT");
+  // Each node's keys on its server; the membership on the first.
+  EXPECT_EQ(redis_[1]->cli({"EXISTS", "sumcache:node:node-a:full"}), "1\n");
+  EXPECT_EQ(redis_[0]->cli({"EXISTS", "sumcache:node:node-a:full"}), "0\n");
+  EXPECT_EQ(redis_[0]->cli({"EXISTS", "sumcache:node:node-b:full"}), "1\n");
+  EXPECT_EQ(redis_[0]->cli({"HLEN", "sumcache:members"}), "3\n");
+  EXPECT_EQ(redis_[1]->cli({"EXISTS", "sumcache:members"}), "0\n");
+  const json peers = admin_json(2, "/peers");
+  ASSERT_EQ(peers["redis"]["servers"].size(), 2U);
+  EXPECT_EQ(peers["redis"]["servers"][1]["up"], true);
+}
+
+}  // namespace
+}  // namespace sumcache::testing
