@@ -108,11 +108,13 @@ bool RedisBus::prepare(std::string& failed) {
 void RedisBus::start() {
   for (std::size_t s = 0; s < servers_.size(); ++s) {
     Server& server = *servers_[s];
-    if (s == own_server_) {
+    server.commands.on_connect([this, s] {
       // Redis may have lost this node's keys (a restart without persistence):
       // the full goes again, and readers start over from it.
-      server.commands.on_connect([this] { full_.stale = true; });
-    }
+      if (s == own_server_) full_.stale = true;
+      if (s == 0) heartbeat_timer_.cancel();  // (re)joins at once
+      servers_[s]->wake.cancel();
+    });
     server.reads.on_connect([this, s] {
       for (auto& [id, reading] : readings_) {
         if (reading.server == s) rebootstrap(reading);

@@ -47,6 +47,9 @@ awaitable<void> RedisBus::heartbeat_loop() {
 
 awaitable<void> RedisBus::heartbeat() {
   Server& server = *servers_.front();
+  // The first connect is still under way at start: not an outage yet.
+  const RedisLinkStats link = server.commands.stats();
+  if (!link.up && link.connects == 0 && link.connect_failures == 0) co_return;
   const auto record = encode_member(own_record(), config_.cluster.secret);
   if (!record) {
     outage("heartbeat", "cannot sign this node's member record");

@@ -173,27 +173,30 @@ struct RedisConnection::Impl {
   }
 
   // The TLS handshake within the connect deadline: a timer closes the socket.
-  awaitable<error_code> handshake(const RedisOptions& options, Clock::time_point deadline) {
+  static awaitable<error_code> handshake(std::shared_ptr<Impl> self, const RedisOptions& options,
+                                         Clock::time_point deadline) {
     const std::string name =
         options.server_name.empty() ? options.endpoint.host : options.server_name;
     error_code literal_ec;
     asio::ip::make_address(name, literal_ec);
     // SNI only for names (RFC 6066 §3 forbids IP literals); verification covers both.
-    if (literal_ec && SSL_set_tlsext_host_name(tls->native_handle(), name.c_str()) != 1)
+    if (literal_ec && SSL_set_tlsext_host_name(self->tls->native_handle(), name.c_str()) != 1)
       co_return error_code(static_cast<int>(::ERR_get_error()), asio::error::get_ssl_category());
-    tls->set_verify_mode(asio::ssl::verify_peer);
-    tls->set_verify_callback(asio::ssl::host_name_verification(name));
-    auto expired = std::make_shared<bool>(false);
-    asio::steady_timer timer(executor, deadline);
-    timer.async_wait([expired, &socket = lowest()](error_code ec) {
-      if (ec) return;
-      *expired = true;
+    self->tls->set_verify_mode(asio::ssl::verify_peer);
+    self->tls->set_verify_callback(asio::ssl::host_name_verification(name));
+    enum class Race { running, done, expired };
+    auto race = std::make_shared<Race>(Race::running);
+    asio::steady_timer timer(self->executor, deadline);
+    timer.async_wait([self, race](error_code ec) {
+      if (ec || *race != Race::running) return;
+      *race = Race::expired;
       error_code ignored;
-      socket.close(ignored);
+      self->lowest().close(ignored);
     });
-    auto [ec] = co_await tls->async_handshake(asio::ssl::stream_base::client, use_nothrow);
+    auto [ec] = co_await self->tls->async_handshake(asio::ssl::stream_base::client, use_nothrow);
     timer.cancel();
-    if (*expired) co_return error_code(asio::error::timed_out);
+    if (*race == Race::expired) co_return error_code(asio::error::timed_out);
+    *race = Race::done;
     co_return ec;
   }
 };
@@ -223,7 +226,7 @@ awaitable<error_code> RedisConnection::connect() {
   impl->plain.set_option(tcp::no_delay(true), ignored);
   if (options_.tls != nullptr) {
     impl->tls = std::make_unique<Impl::Tls>(std::move(impl->plain), *options_.tls);
-    if (auto ec = co_await impl->handshake(options_, deadline)) {
+    if (auto ec = co_await Impl::handshake(impl, options_, deadline)) {
       impl->fail_all(ec);
       co_return ec;
     }
@@ -235,14 +238,18 @@ awaitable<error_code> RedisConnection::connect() {
     RedisCommand auth{"AUTH"};
     if (!options_.username.empty()) auth.push_back(options_.username);
     auth.push_back(options_.password);
-    auto [ec, replies] = co_await impl->call({std::move(auth)}, deadline, impl);
+    std::vector<RedisCommand> commands;
+    commands.push_back(std::move(auth));
+    auto [ec, replies] = co_await impl->call(std::move(commands), deadline, impl);
     if (ec) co_return ec;
     if (replies.at(0).is_error()) {
       impl->fail_all(RedisErrc::auth_refused);
       co_return RedisErrc::auth_refused;
     }
   }
-  auto [ec, replies] = co_await impl->call({{"PING"}}, deadline, impl);
+  // GCC 12 rejects a braced list of commands inside co_await ("array used as initializer").
+  std::vector<RedisCommand> ping(1, RedisCommand(1, "PING"));
+  auto [ec, replies] = co_await impl->call(std::move(ping), deadline, impl);
   if (ec) co_return ec;
   const RedisReply& pong = replies.at(0);
   if (pong.type != RedisReply::Type::status || pong.str != "PONG") {

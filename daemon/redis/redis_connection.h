@@ -11,7 +11,6 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <system_error>
 #include <tuple>
 #include <vector>
 

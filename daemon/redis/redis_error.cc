@@ -5,7 +5,7 @@
 namespace sumcache::daemon {
 namespace {
 
-class RedisCategory final : public boost::system::error_category {
+class RedisCategory final : public std::error_category {
  public:
   const char* name() const noexcept override { return "redis"; }
   std::string message(int value) const override {
@@ -27,7 +27,7 @@ class RedisCategory final : public boost::system::error_category {
 
 }  // namespace
 
-const boost::system::error_category& redis_category() {
+const std::error_category& redis_category() {
   static const RedisCategory category;
   return category;
 }

@@ -3,6 +3,7 @@
 // redis_connection.h so that the reply reader (and its fuzz target) need no Asio.
 
 #include <boost/system/error_code.hpp>
+#include <system_error>
 
 namespace sumcache::daemon {
 
@@ -13,10 +14,11 @@ enum class RedisErrc {
   unexpected_reply,    // PING not answered PONG, or a reply of the wrong shape
   not_connected,       // RedisLink: down, reconnecting
 };
-// A Boost category: the layer's calls complete with boost::system::error_code, as Asio's do.
-const boost::system::error_category& redis_category();
+const std::error_category& redis_category();
+// The layer's calls complete with boost::system::error_code, as Asio's do: it wraps the std one
+// (and compares equal to RedisErrc values).
 inline boost::system::error_code make_error_code(RedisErrc e) {
-  return {static_cast<int>(e), redis_category()};
+  return std::error_code(static_cast<int>(e), redis_category());
 }
 
 }  // namespace sumcache::daemon

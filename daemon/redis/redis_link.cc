@@ -62,7 +62,8 @@ struct RedisLink::Impl {
   }
 
   static awaitable<void> run(std::shared_ptr<Impl> self) {
-    unsigned attempt = 0;
+    unsigned attempt = 0;      // of the backoff: since the last good connect
+    std::uint64_t failed = 0;  // connect attempts that failed since then
     std::uniform_real_distribution<double> unit(0.0, 1.0);
     while (!self->stopped.load()) {
       auto connection = std::make_shared<RedisConnection>(self->executor, self->options);
@@ -74,13 +75,14 @@ struct RedisLink::Impl {
       if (!ec) {
         self->connects.fetch_add(1, std::memory_order_relaxed);
         self->up.store(true);
-        if (attempt > 0) {
-          self->log.info(self->name + ": connected again after " + std::to_string(attempt) +
+        if (self->connects.load() > 1 || failed > 0) {
+          self->log.info(self->name + ": connected again after " + std::to_string(failed) +
                          " failed attempts");
         } else {
           self->log.info(self->name + ": connected");
         }
         attempt = 0;
+        failed = 0;
         if (self->handler) self->handler();
         const error_code why = co_await connection->wait_closed();
         self->up.store(false);
@@ -90,6 +92,7 @@ struct RedisLink::Impl {
         self->log_outage("connection lost (" + why.message() + "); reconnecting");
       } else {
         self->connect_failures.fetch_add(1, std::memory_order_relaxed);
+        ++failed;
         self->log_outage("cannot connect (" + ec.message() + "); retrying");
       }
       self->backoff.expires_after(redis_backoff(attempt++, unit(self->rng)));

@@ -22,17 +22,17 @@ inline constexpr const char* kRedisServerProgram = "/usr/bin/redis-server";
 inline constexpr const char* kRedisCliProgram = "/usr/bin/redis-cli";
 
 struct RedisProcessOptions {
-  std::string requirepass;  // non-empty: the default user needs this password
+  std::string requirepass{};  // non-empty: the default user needs this password
   // Non-empty: an ACL user with this password and every right (AUTH user pass).
-  std::string acl_user;
-  std::string acl_password;
+  std::string acl_user{};
+  std::string acl_password{};
   // Non-empty: TLS only (no plain port), with this certificate and key; clients
   // are not asked for certificates. tls_ca is what cli() verifies the server by.
-  std::filesystem::path tls_cert;
-  std::filesystem::path tls_key;
-  std::filesystem::path tls_ca;
+  std::filesystem::path tls_cert{};
+  std::filesystem::path tls_key{};
+  std::filesystem::path tls_ca{};
   bool persistence = false;        // false: --save '' --appendonly no
-  std::vector<std::string> extra;  // more arguments, e.g. {"--maxmemory", "10mb"}
+  std::vector<std::string> extra{};  // more arguments, e.g. {"--maxmemory", "10mb"}
 };
 
 class RedisProcess {

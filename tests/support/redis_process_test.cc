@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include "tests/support/ports.h"
+#include "tests/support/temp_dir.h"
+#include "tests/support/test_pki.h"
 
 namespace sumcache::testing {
 namespace {
@@ -43,6 +45,18 @@ TEST(RedisProcess, RequirepassAndAclUserAreAskedOfClients) {
   EXPECT_EQ(redis.cli({"ACL", "WHOAMI"}), "alice\n");  // cli() authenticates as the ACL user
   EXPECT_EQ(redis.cli({"--user", "alice", "--pass", "wrong", "PING"}).find("PONG"),
             std::string::npos);
+}
+
+TEST(RedisProcess, ServesTlsOnlyWithTheGivenCertificate) {
+  if (!RedisProcess::installed())
+    GTEST_FAIL() << "redis-server is not installed: run scripts/setup";
+  TempDir dir;
+  const TestPki pki = make_test_pki(dir.path());
+  RedisProcess redis;
+  const std::string why =
+      redis.start({.tls_cert = pki.server_cert, .tls_key = pki.server_key, .tls_ca = pki.ca_cert});
+  ASSERT_TRUE(why.empty()) << why;
+  EXPECT_EQ(redis.cli({"PING"}), "PONG\n");  // cli() speaks TLS, verifying with tls_ca
 }
 
 }  // namespace

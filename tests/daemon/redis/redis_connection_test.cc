@@ -81,8 +81,10 @@ TEST_F(RedisConnectionTest, ConcurrentCallersArePipelinedAndEachGetsItsReplies) 
         [&, i]() -> awaitable<void> {
           const std::string key = "k" + std::to_string(i);
           const std::string value = "v" + std::to_string(i);
-          auto [ec, replies] = co_await c->pipeline(
-              {{"SET", key, value}, {"GET", key}, {"INCR", "calls"}, {"STRLEN", key}});
+          // Built before the co_await: GCC 12 rejects a braced list inside one.
+          std::vector<RedisCommand> commands = {
+              {"SET", key, value}, {"GET", key}, {"INCR", "calls"}, {"STRLEN", key}};
+          auto [ec, replies] = co_await c->pipeline(std::move(commands));
           if (ec || replies.size() != 4 || replies[0].str != "OK" || replies[1].str != value ||
               replies[2].type != Type::integer || replies[3].integer != std::ssize(value))
             ++wrong;
@@ -240,7 +242,8 @@ TEST_F(RedisConnectionTest, AServerThatStopsAnsweringFailsEveryPendingCall) {
     asio::co_spawn(
         io_,
         [&, i]() -> awaitable<void> {
-          auto [ec, r] = co_await c->command({"GET", "k"}, std::chrono::milliseconds(i * 2000));
+          RedisCommand get = {"GET", "k"};
+          auto [ec, r] = co_await c->command(std::move(get), std::chrono::milliseconds(i * 2000));
           if (ec) ++failed;
           seen = ec;
         },
@@ -281,7 +284,7 @@ TEST_F(RedisConnectionTest, AHugeArrayHeaderIsRefusedWithoutAllocating) {
   RawServer server(io_, answer_ping("*999999999\r\n"));
   auto c = connect(options_for(server.port()), RedisErrc::reply_too_large);
   EXPECT_FALSE(c->is_open());
-  EXPECT_EQ(c->traffic().bytes_received, 13u);
+  EXPECT_EQ(c->traffic().bytes_received, 12u);  // the header alone
 }
 
 TEST_F(RedisConnectionTest, AHugeBulkHeaderIsRefusedOnItsHeader) {

@@ -64,7 +64,9 @@ TEST(RedisReplyReader, ByteByByteGivesTheSameReplies) {
   Replies out;
   for (std::size_t i = 0; i < bytes.size(); ++i) {
     ASSERT_FALSE(reader.feed(bytes.substr(i, 1), out));
-    if (i + 1 < bytes.size() && out.empty()) EXPECT_EQ(reader.pending_bytes(), i + 1);
+    if (i + 1 < bytes.size() && out.empty()) {
+      EXPECT_EQ(reader.pending_bytes(), i + 1);
+    }
   }
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(out[0].elements.at(1).str, "a\r\nb");  // binary safe: CRLF inside a bulk string
