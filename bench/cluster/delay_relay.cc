@@ -19,7 +19,6 @@
 // SIGTERM or SIGINT: prints its counters as one JSON line on stdout and exits.
 // Single-threaded.
 #include <boost/asio.hpp>
-
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
@@ -63,7 +62,7 @@ struct Stats {
     if (late > 1000) ++late_over_1ms;
   }
 };
-Stats g_stats;
+Stats counters;
 
 // Wakes one waiting coroutine: a timer that never expires, cancelled on news.
 awaitable<void> wait_for_news(asio::steady_timer& t) {
@@ -147,7 +146,7 @@ awaitable<void> pump_out(std::shared_ptr<Session> s, tcp::socket& to, Direction&
     if (s->closed) co_return;
     Chunk chunk = std::move(dir.queue.front());
     dir.queue.pop_front();
-    g_stats.delivered(due);
+    counters.delivered(due);
     if (chunk.bytes.empty()) {
       boost::system::error_code ignored;
       to.shutdown(tcp::socket::shutdown_send, ignored);
@@ -158,21 +157,21 @@ awaitable<void> pump_out(std::shared_ptr<Session> s, tcp::socket& to, Direction&
       s->close();
       co_return;
     }
-    ++g_stats.tcp_chunks;
-    g_stats.tcp_bytes += n;
+    ++counters.tcp_chunks;
+    counters.tcp_bytes += n;
   }
 }
 
 awaitable<void> run_session(std::shared_ptr<Session> s, std::uint16_t target) {
   auto ex = co_await asio::this_coro::executor;
   const auto accepted = Clock::now();
-  ++g_stats.tcp_connections;
+  ++counters.tcp_connections;
   asio::co_spawn(ex, pump_in(s, s->client, s->to_server), asio::detached);
   co_await sleep_until(accepted + 2 * s->delay);
   auto [ec] = co_await s->server.async_connect(
       tcp::endpoint(asio::ip::address_v4::loopback(), target), use_nothrow);
   if (ec) {
-    ++g_stats.tcp_connect_failures;
+    ++counters.tcp_connect_failures;
     s->close();
     co_return;
   }
@@ -217,8 +216,8 @@ struct Datagram {
 
 struct UdpRelay {
   explicit UdpRelay(asio::any_io_executor ex) : news(ex) {}
-  std::vector<udp::socket> sockets;      // node i's relay socket
-  std::vector<udp::endpoint> real;       // node i's own ICP endpoint
+  std::vector<udp::socket> sockets;  // node i's relay socket
+  std::vector<udp::endpoint> real;   // node i's own ICP endpoint
   std::unordered_map<std::uint16_t, std::size_t> by_real_port;
   std::deque<Datagram> queue;  // one delay for all: deadlines stay in order
   asio::steady_timer news;
@@ -229,15 +228,15 @@ awaitable<void> udp_receive(UdpRelay& r, std::size_t node) {
   std::vector<std::uint8_t> buffer(65536);
   udp::endpoint from;
   for (;;) {
-    auto [ec, n] = co_await r.sockets[node].async_receive_from(asio::buffer(buffer), from,
-                                                               use_nothrow);
+    auto [ec, n] =
+        co_await r.sockets[node].async_receive_from(asio::buffer(buffer), from, use_nothrow);
     if (ec) {
       if (ec == asio::error::operation_aborted) co_return;
       continue;
     }
     const auto sender = r.by_real_port.find(from.port());
     if (sender == r.by_real_port.end() || !from.address().is_loopback()) {
-      ++g_stats.udp_unknown_sender;
+      ++counters.udp_unknown_sender;
       continue;
     }
     r.queue.push_back({Clock::now() + r.delay, sender->second, r.real[node],
@@ -253,15 +252,15 @@ awaitable<void> udp_send(UdpRelay& r) {
     co_await sleep_until(due);
     Datagram d = std::move(r.queue.front());
     r.queue.pop_front();
-    g_stats.delivered(due);
+    counters.delivered(due);
     boost::system::error_code ec;
     r.sockets[d.via].send_to(asio::buffer(d.bytes), d.to, 0, ec);
     if (ec) {
-      ++g_stats.udp_send_errors;
+      ++counters.udp_send_errors;
       continue;
     }
-    ++g_stats.udp_datagrams;
-    g_stats.udp_bytes += d.bytes.size();
+    ++counters.udp_datagrams;
+    counters.udp_bytes += d.bytes.size();
   }
 }
 
@@ -294,14 +293,15 @@ struct TcpRoute {
 };
 
 int usage(const std::string& why) {
-  std::cerr << "delay_relay: " << why
-            << "\nusage: delay_relay [--tcp ADDR:PORT=TARGET/DELAY_MS]... [--udp ADDR:PORT=REAL]... "
-               "[--udp-delay-ms D]\n";
+  std::cerr
+      << "delay_relay: " << why
+      << "\nusage: delay_relay [--tcp ADDR:PORT=TARGET/DELAY_MS]... [--udp ADDR:PORT=REAL]... "
+         "[--udp-delay-ms D]\n";
   return 2;
 }
 
 void print_stats() {
-  const auto& s = g_stats;
+  const auto& s = counters;
   std::printf(
       "{\"tcp_connections\": %llu, \"tcp_connect_failures\": %llu, \"tcp_chunks\": %llu, "
       "\"tcp_bytes\": %llu, \"udp_datagrams\": %llu, \"udp_bytes\": %llu, "
@@ -348,7 +348,8 @@ int main(int argc, char** argv) {
     } else if (arg == "--udp") {
       const auto eq = value.find('=');
       UdpFace face;
-      if (eq == std::string_view::npos || !parse_face(value.substr(0, eq), face.address, face.port) ||
+      if (eq == std::string_view::npos ||
+          !parse_face(value.substr(0, eq), face.address, face.port) ||
           !parse_port(value.substr(eq + 1), face.real)) {
         return usage("bad --udp " + std::string(value));
       }
@@ -361,7 +362,8 @@ int main(int argc, char** argv) {
     }
   }
   const auto to_duration = [](double ms) {
-    return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::milli>(ms));
+    return std::chrono::duration_cast<Clock::duration>(
+        std::chrono::duration<double, std::milli>(ms));
   };
 
   asio::io_context io(1);
