@@ -84,6 +84,9 @@ def parse_args():
     p.add_argument("--idle-seconds", type=float, default=3.0,
                    help="an idle window before the replay (summary modes): the protocol's "
                         "cost with no requests")
+    p.add_argument("--repeat", type=int, default=1,
+                   help="runs of every mode at each size, interleaved; the tables show their "
+                        "mean (convergence: every sample)")
     p.add_argument("--deadline", type=float, default=240.0, help="seconds per replay")
     p.add_argument("--out", default="/tmp/sumcache-scale/results",
                    help="writes OUT.md and OUT.json; configs and logs go beside them")
@@ -292,7 +295,7 @@ def from_json(path):
             # Runs before the latencies were kept: their quantiles as computed then.
             row.update({k: v for k, v in old.items() if "latency" in k})
         rows.append(row)
-    print(scale_report.markdown(rows, saved["setups"]))
+    print(scale_report.markdown(scale_report.aggregate(rows), saved["setups"]))
 
 
 def main():
@@ -327,10 +330,11 @@ def main():
                  / size, "distinct_urls_all_nodes": described["distinct_urls_all_nodes"]}
         setups.append(setup)
         print(f"size {size}: {setup}", flush=True)
-        for mode in modes:
+        for rep, mode in ((r, m) for r in range(args.repeat) for m in modes):
             t = time.monotonic()
             raw = run_mode(mode, size, args, workload, memory, entries,
-                           os.path.join(out_dir, f"n{size}", mode))
+                           os.path.join(out_dir, f"n{size}", mode + (f"-{rep + 1}" if rep else "")))
+            raw["repetition"] = rep + 1
             figures.append(scale_report.figures(raw, setup))
             for c in raw["clients"]:  # kept, rounded, so that --from-json can redo them
                 c["latencies_ms"] = {k: [round(v, 3) for v in vs]
@@ -341,7 +345,7 @@ def main():
                   f"overhead {f['overhead_messages_per_request']:.4f} msg/req, "
                   f"latency mean {f['latency_mean_ms']:.1f} ms, ready "
                   f"{raw['peers_ready_seconds']}", flush=True)
-    text = scale_report.markdown(figures, setups)
+    text = scale_report.markdown(scale_report.aggregate(figures), setups)
     load_after = os.getloadavg()
     text = (f"Run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime(started))}, "
             f"{time.time() - started:.0f} s, {os.cpu_count()} CPUs; load average (1, 5, 15 min) "

@@ -160,6 +160,27 @@ def figures(raw, setup):
     }
 
 
+def aggregate(rows):
+    """One row per (size, mode): the mean of each figure over its repetitions,
+    every convergence sample, the hit ratio's range."""
+    groups = {}
+    for r in rows:
+        groups.setdefault((r["size"], r["mode"]), []).append(r)
+    out = []
+    for runs in groups.values():
+        row = dict(runs[0])
+        for key, value in runs[0].items():
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and key != "size":
+                row[key] = sum(r[key] for r in runs) / len(runs)
+            elif isinstance(value, list):
+                row[key] = [v for r in runs for v in r[key]]
+        row["repetitions"] = len(runs)
+        row["hit_ratio_min"] = min(r["hit_ratio"] for r in runs)
+        row["hit_ratio_max"] = max(r["hit_ratio"] for r in runs)
+        out.append(row)
+    return out
+
+
 def _ratio(v, ref):
     return f"{v / ref:.2f}×" if ref else "–"
 
@@ -175,17 +196,22 @@ def markdown(rows, setups):
         out.append(f"| {s['size']} | {s['workload']['requests_per_node']} | "
                    f"{s['distinct_urls_per_node']:.0f} | {s['memory_bytes']} | "
                    f"{s['expected_entries']} |")
+    if any(r.get("repetitions", 1) > 1 for r in rows):
+        out += ["", f"Each row: the mean of {rows[0]['repetitions']} runs (hit ratio: lowest and "
+                "highest run in brackets); convergence: every sample."]
     out += ["", "| nodes | mode | hit ratio | local, remote hits | false hits "
             "| overhead msgs / req | overhead bytes / req | peer requests / req "
             "| wrong bodies, errors |",
             "|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
-        out.append(f"| {r['size']} | {r['mode']} | {100 * r['hit_ratio']:.2f}% | "
-                   f"{r['local_hits']}, {r['remote_hits']} | {r['false_hits']} | "
+        spread = (f" ({100 * r['hit_ratio_min']:.2f}–{100 * r['hit_ratio_max']:.2f})"
+                  if r.get("repetitions", 1) > 1 else "")
+        out.append(f"| {r['size']} | {r['mode']} | {100 * r['hit_ratio']:.2f}%{spread} | "
+                   f"{r['local_hits']:.0f}, {r['remote_hits']:.0f} | {r['false_hits']:.0f} | "
                    f"{r['overhead_messages_per_request']:.4f} | "
                    f"{r['overhead_bytes_per_request']:.1f} | "
                    f"{r['peer_requests_per_request']:.4f} | "
-                   f"{r['wrong_bodies']}, {r['transport_errors']} |")
+                   f"{r['wrong_bodies']:.0f}, {r['transport_errors']:.0f} |")
     out += ["", "| nodes | mode | latency mean ms (vs none) | p50 ms (vs none) "
             "| p99 ms (vs none) | sc-peer CPU s, all nodes (max node) | CPU ms / 1k req "
             "| process CPU s, all nodes | relay CPU s (late mean ms) | redis CPU s |",
@@ -223,7 +249,7 @@ def markdown(rows, setups):
                    f"{_seconds_list(r['convergence_median_s'])} | "
                    f"{', '.join(r['convergence_reached'])} | "
                    f"{r['summary_memory_bytes_per_node']:.0f} | "
-                   f"{r['summary_memory_estimate_per_node']:.0f} | {r['mesh_messages']} | "
+                   f"{r['summary_memory_estimate_per_node']:.0f} | {r['mesh_messages']:.0f} | "
                    f"{r['redis_commands']:.0f}, {r['redis_bytes']:.0f} | "
                    f"{r.get('idle_mesh_messages_per_s', 0) + r.get('idle_redis_commands_per_s', 0):.1f}"
                    f", {r.get('idle_peer_cpu_s_per_s', 0):.3f} |")
