@@ -37,7 +37,7 @@ from cluster import (Cluster, ClusterParams, face_address, free_ports, get_json,
                      http_get, node_id)
 from origin import Origin  # noqa: E402
 from redis_server import RedisServer  # noqa: E402
-from relay import Relay, thread_cpu_seconds  # noqa: E402
+from relay import Relay, process_cpu_seconds, thread_cpu_seconds  # noqa: E402
 from run import PAPER_FILTER, cache_sizes  # noqa: E402
 from workload import Workload, describe, node_stream  # noqa: E402
 
@@ -58,7 +58,9 @@ def parse_args():
     p.add_argument("--sizes", default="4,16,32", help="comma-separated node counts")
     p.add_argument("--modes", default="none,icp,summary,redis",
                    help="comma-separated, of: " + ", ".join(MODES))
-    p.add_argument("--requests", type=int, default=1500, help="requests per node")
+    p.add_argument("--requests", type=int, default=2000,
+                   help="requests per node (run.py's 4-node experiment: 25,000; scaled down "
+                        "so that 4 modes at 4, 16 and 32 nodes take about 10 minutes)")
     p.add_argument("--universe-per-node", type=int, default=0,
                    help="URLs per node (the universe is this times the nodes); "
                         "0: requests / 2.5, the ratio of run.py's 4-node experiment")
@@ -279,7 +281,6 @@ def run_mode(mode, size, args, workload, memory, entries, run_dir):
 def redis_cpu_seconds(redis):
     if redis is None or redis.proc is None:
         return 0.0
-    from relay import process_cpu_seconds
     return process_cpu_seconds(redis.proc.pid)
 
 
