@@ -1,5 +1,6 @@
-"""Four sumcached processes on loopback: their configs, start, readiness, the
-admin endpoint, stop. Only the processes started here are ever signalled, by PID."""
+"""sumcached processes on loopback (4 for run.py, any number for scale.py): their
+configs, start, readiness, the admin endpoint, stop. Only the processes started
+here are ever signalled, by PID."""
 import http.client
 import json
 import os
@@ -32,6 +33,11 @@ class ClusterParams:
     peer_timeout_ms: int = 2000
     workers: int = 1
     miss_policy: str = "origin"     # cluster.miss_policy: origin | owner
+    # scale.py: each node is seen by its peers at its face (face_address), where the
+    # delaying relay listens on the node's own port numbers; None: 127.0.0.1 itself.
+    faces: bool = False
+    transport: str = "mesh"         # cluster.transport: mesh | redis
+    redis: dict = field(default_factory=dict)  # cluster.redis (transport redis)
 
 
 def free_ports(count):
@@ -61,9 +67,17 @@ def node_id(i):
     return f"node-{i}"
 
 
+def face_address(i):
+    """Node i's address as its peers see it (scale.py): 127.0.1.(i+1), on loopback."""
+    if not 0 <= i < 254:
+        raise ValueError(f"no face address for node {i}")
+    return f"127.0.1.{i + 1}"
+
+
 def node_config(i, ports, params):
     me = ports[i]
-    return {
+    host = face_address if params.faces else (lambda j: "127.0.0.1")
+    config = {
         "node": {"id": node_id(i)},
         "mode": "forward",
         "workers": params.workers,
@@ -93,10 +107,19 @@ def node_config(i, ports, params):
             "peer_summary_burst": 400,
             "miss_policy": params.miss_policy,
         },
-        "peers": [{"id": node_id(j), "host": "127.0.0.1", "http_port": p.http,
+        "peers": [{"id": node_id(j), "host": host(j), "http_port": p.http,
                    "peer_port": p.peer, "icp_port": p.icp}
                   for j, p in enumerate(ports) if j != i],
     }
+    if params.faces:
+        # Peers connect from 127.0.0.1 (through the relay), not from their faces.
+        config["cluster"]["peer_allow"] = ["127.0.0.0/8"]
+    if params.transport != "mesh":
+        # Members come from Redis: no peers[]; they reach this node at its face.
+        config["cluster"]["transport"] = params.transport
+        config["cluster"]["redis"] = {**params.redis, "advertise_host": host(i)}
+        config["peers"] = []
+    return config
 
 
 def http_get(port, path, timeout=5.0, headers=None):
@@ -169,7 +192,9 @@ class Cluster:
         except (OSError, RuntimeError, ValueError, KeyError):
             return False
         need_summary = self.params.sharing == "summary"
-        return all(p["state"] == "up" and (p["has_summary"] or not need_summary) for p in peers)
+        # With transport redis the table fills as members join: count them too.
+        return len(peers) == len(self.ports) - 1 and all(
+            p["state"] == "up" and (p["has_summary"] or not need_summary) for p in peers)
 
     def collect(self):
         """Per node: /stats, /peers and /filter from the admin endpoint."""

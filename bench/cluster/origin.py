@@ -1,7 +1,9 @@
 """The origin: a real HTTP/1.1 server on 127.0.0.1, in a process of its own so
 that it does not share the clients' interpreter lock. Every /obj/ URL is a
-cacheable 200 (max-age=3600) whose body is derived from the URL; GET /_count
-answers how many object requests arrived (what the caches let through)."""
+cacheable 200 (max-age=3600) whose body is derived from the URL, except that a
+/obj/once-... URL is cacheable only the first time it is asked for (no-store
+after: scale.py's convergence probe, which must not leave copies behind); GET
+/_count answers how many object requests arrived (what the caches let through)."""
 import json
 import multiprocessing
 import threading
@@ -10,7 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from workload import body_bytes
 
 
-def _handler(workload, counter, lock):
+def _handler(workload, counter, lock, once):
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # keep-alive for the proxies' upstream pools
         disable_nagle_algorithm = True  # head and body are two writes: no 40 ms delayed ACK
@@ -31,7 +33,11 @@ def _handler(workload, counter, lock):
             with lock:
                 counter[0] += 1
                 counter[1] += len(body)
-            self._send(200, body, "application/octet-stream", cacheable=True)
+                cacheable = True
+                if path.startswith("/obj/once-"):
+                    cacheable = path not in once
+                    once.add(path)
+            self._send(200, body, "application/octet-stream", cacheable=cacheable)
 
         def _send(self, status, body, content_type, cacheable):
             self.send_response(status)
@@ -50,7 +56,7 @@ def _handler(workload, counter, lock):
 def _serve(workload, conn):
     counter = [0, 0]
     lock = threading.Lock()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(workload, counter, lock))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(workload, counter, lock, set()))
     server.daemon_threads = True
     conn.send(server.server_address[1])
     threading.Thread(target=server.serve_forever, daemon=True).start()
