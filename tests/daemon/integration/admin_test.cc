@@ -175,7 +175,8 @@ TEST_F(Admin, FilterAndStoreAgreeAfterInsertsAndAPurge) {
   EXPECT_EQ(f["refused_removes"], 0);
   EXPECT_GT(f["set_bits"].get<std::uint64_t>(), 0U);
   EXPECT_NEAR(f["estimated_cardinality"].get<double>(), 4.0, 0.5);
-  EXPECT_EQ(Json::parse(admin("GET", "/peers").body), (Json{{"peers", Json::array()}}));
+  EXPECT_EQ(Json::parse(admin("GET", "/peers").body),
+            (Json{{"peers", Json::array()}, {"transport", "mesh"}}));
 }
 
 TEST_F(Admin, PurgeNeedsTheTokenAndABadOneChangesNothing) {
