@@ -167,7 +167,7 @@ Result<ChannelRequestAuth> parse_channel_request(std::string_view value) {
 }
 
 Result<ChannelAnswerAuth> parse_channel_answer(std::string_view value) {
-  static constexpr std::array<std::string_view, 6> kNames{"node", "to",  "n",
+  static constexpr std::array<std::string_view, 6> kNames{"node",   "to",  "n",
                                                           "status", "len", "mac"};
   std::array<std::string_view, 6> v;
   ChannelAnswerAuth f;
@@ -200,7 +200,8 @@ Result<ChannelRequestAuth> verify_channel_request(std::string_view value,
     return make_error_code(ChannelAuthErrc::wrong_receiver);
   }
   if (f->length != facts.content_length) return make_error_code(ChannelAuthErrc::length_mismatch);
-  if (f->time < facts.now - kPeerAuthWindowSeconds) return make_error_code(ChannelAuthErrc::expired);
+  if (f->time < facts.now - kPeerAuthWindowSeconds)
+    return make_error_code(ChannelAuthErrc::expired);
   if (f->time > facts.now + kPeerAuthWindowSeconds) {
     return make_error_code(ChannelAuthErrc::from_future);
   }

@@ -74,9 +74,9 @@ Result<ChannelAnswerAuth> parse_channel_answer(std::string_view value);
 struct ChannelRequestFacts {
   std::string_view method;
   std::string_view path;
-  std::string_view self;          // this node's id
+  std::string_view self;  // this node's id
   std::uint64_t content_length = 0;
-  std::int64_t now = 0;           // Unix seconds
+  std::int64_t now = 0;  // Unix seconds
 };
 
 // The parsed fields once the header parses, its MAC matches (constant time),

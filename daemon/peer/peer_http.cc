@@ -5,7 +5,6 @@
 #include <openssl/ssl.h>
 
 #include <array>
-
 #include <boost/beast/ssl.hpp>
 
 #include "daemon/net/connect_by_name.h"
@@ -39,8 +38,8 @@ void check_answer(const beast::http::response<beast::http::string_body>& res,
   const std::string_view responder =
       request.to == protocol::kAnyReceiver ? std::string_view{} : std::string_view(request.to);
   auto signer = protocol::verify_channel_answer(
-      auths.first->value(),
-      {responder, request.from, nonce, res.result_int(), res.body().size()}, request.secret);
+      auths.first->value(), {responder, request.from, nonce, res.result_int(), res.body().size()},
+      request.secret);
   if (!signer) {
     reply.auth_error = signer.error();
     return;
@@ -112,9 +111,8 @@ awaitable<std::tuple<error_code, PeerHttpReply>> peer_http_exchange(
   asio::ip::make_address(request.host, ip_ec);
   // SNI carries names only (RFC 6066 §3).
   if (ip_ec && !SSL_set_tlsext_host_name(secure.native_handle(), request.host.c_str())) {
-    co_return std::tuple{error_code(static_cast<int>(::ERR_get_error()),
-                                    asio::error::get_ssl_category()),
-                         reply};
+    co_return std::tuple{
+        error_code(static_cast<int>(::ERR_get_error()), asio::error::get_ssl_category()), reply};
   }
   secure.set_verify_callback(asio::ssl::host_name_verification(request.host));
   auto [hec] = co_await secure.async_handshake(asio::ssl::stream_base::client, use_nothrow);

@@ -5,10 +5,9 @@
 // Each request is signed with a fresh nonce (Sumcache-Channel-Auth,
 // protocol/channel_auth.h) and its answer verified against that nonce.
 
+#include <boost/asio/ssl.hpp>
 #include <chrono>
 #include <string>
-
-#include <boost/asio/ssl.hpp>
 
 #include "daemon/net/asio.h"
 
@@ -30,16 +29,16 @@ struct PeerHttpRequest {
   std::string host;
   std::uint16_t port = 0;
   std::string target = kSummaryPath;
-  std::string body;           // POST: an encoded summary or invalidation message
-  std::string from;           // this node's id: the head's node=
+  std::string body;                         // POST: an encoded summary or invalidation message
+  std::string from;                         // this node's id: the head's node=
   std::string content_type = kSummaryType;  // POST
   // The answer's body is read no further: a pull raises it to the largest
   // summary that peer may send, so a hostile peer cannot make us buffer more.
   std::size_t max_reply_bytes = kMaxPeerReplyBytes;
   // The receiver's id (the head's to=), or protocol::kAnyReceiver for a GET to
   // a node whose id is not known yet; empty: the request is not signed.
-  std::string to;
-  std::string secret;  // the cluster secret
+  std::string to{};
+  std::string secret{};  // the cluster secret
 };
 
 struct PeerHttpReply {
@@ -50,7 +49,7 @@ struct PeerHttpReply {
   // or a summary is used only when it did; auth_error says why not.
   bool verified = false;
   std::error_code auth_error;
-  std::string responder;  // the verified signer
+  std::string responder;             // the verified signer
   std::chrono::microseconds rtt{0};  // request written to response read
 };
 

@@ -201,7 +201,7 @@ class SummaryExchange : public SummaryGate {
   // Counts (the peer's messages_rejected) and logs an answer that failed its
   // Sumcache-Channel-Auth; `what` names the exchange.
   void answer_refused(Peer& peer, const std::string& what, std::error_code ec);
-  LogLimiter fingerprint_log_;   // fingerprint summaries the directory refused
+  LogLimiter fingerprint_log_;  // fingerprint summaries the directory refused
   std::atomic<std::uint64_t> fingerprints_refused_{0};
   std::function<void(const Peer&)> grace_over_;
   std::atomic<std::uint64_t> grace_drops_{0};

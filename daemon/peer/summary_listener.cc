@@ -165,7 +165,7 @@ awaitable<void> SummaryListener::serve(tcp::socket socket, std::string remote) {
 
 void SummaryListener::sign(beast::http::response<beast::http::string_body>& res,
                            const Signer& signer) const {
-  const protocol::ChannelAnswerAuth fields{keys_.self,  signer.requester, signer.nonce,
+  const protocol::ChannelAnswerAuth fields{keys_.self,       signer.requester,  signer.nonce,
                                            res.result_int(), res.body().size(), {}};
   const std::string value = protocol::sign_channel_answer(fields, keys_.secret);
   // Empty only when libcrypto fails: the sender then refuses the answer.
@@ -215,8 +215,9 @@ awaitable<void> SummaryListener::serve_request(Stream& stream, const std::string
   const auto length = parser.content_length();
   // The head proves itself before anything per peer is looked at or taken.
   const auto auths = req.equal_range(protocol::kChannelAuthHeader);
-  const std::string_view auth_value =
-      std::distance(auths.first, auths.second) == 1 ? auths.first->value() : std::string_view{};
+  const std::string_view auth_value = std::distance(auths.first, auths.second) == 1
+                                          ? std::string_view(auths.first->value())
+                                          : std::string_view{};
   const auto now = std::chrono::duration_cast<std::chrono::seconds>(
                        std::chrono::system_clock::now().time_since_epoch())
                        .count();

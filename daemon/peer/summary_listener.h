@@ -77,7 +77,8 @@ class SummaryListener {
  public:
   // tls: null for plain HTTP; else the server context (certificate and key).
   SummaryListener(asio::any_io_executor executor, SummaryGate& gate, Logger& log,
-                  SummaryListenerLimits limits, ChannelKeys keys, asio::ssl::context* tls = nullptr);
+                  SummaryListenerLimits limits, ChannelKeys keys,
+                  asio::ssl::context* tls = nullptr);
   error_code listen(const tcp::endpoint& endpoint, std::string& failed_step);
   void set_sources(std::optional<AccessList> sources) { limits_.sources = std::move(sources); }
   void set_max_connections(std::size_t n) { limits_.max_connections = n; }
@@ -126,7 +127,7 @@ class SummaryListener {
   SummaryListenerLimits limits_;
   ChannelKeys keys_;
   asio::ssl::context* tls_;
-  std::size_t active_ = 0;  // connections being served and not closed (io thread only)
+  std::size_t active_ = 0;   // connections being served and not closed (io thread only)
   Connections connections_;  // oldest first
   // The connection reading a body of (peer, invalidations): one per peer and route.
   std::map<std::pair<std::size_t, bool>, Connection*> holders_;

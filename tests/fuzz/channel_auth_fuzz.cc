@@ -37,7 +37,8 @@ class Input {
     return v;
   }
   std::string id() {
-    static constexpr char kChars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-";
+    static constexpr char kChars[] =
+        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-";
     const std::size_t n = 1 + byte() % 64;
     std::string out;
     for (std::size_t i = 0; i < n; ++i) out.push_back(kChars[byte() % 65]);
@@ -69,11 +70,10 @@ void check_raw(std::string_view value) {
     }
   }
   if (auto a = parse_channel_answer(value)) {
-    const std::string rebuilt = "node=" + std::string(a->node) + "; to=" + std::string(a->to) +
-                                "; n=" + std::string(a->nonce) +
-                                "; status=" + std::to_string(a->status) +
-                                "; len=" + std::to_string(a->length) +
-                                "; mac=" + std::string(a->mac_hex);
+    const std::string rebuilt =
+        "node=" + std::string(a->node) + "; to=" + std::string(a->to) +
+        "; n=" + std::string(a->nonce) + "; status=" + std::to_string(a->status) +
+        "; len=" + std::to_string(a->length) + "; mac=" + std::string(a->mac_hex);
     SUMCACHE_FUZZ_CHECK(rebuilt == value);
   }
 }

@@ -45,9 +45,9 @@ TEST(ChannelAuth, ARequestHeaderIsTheDocumentedStringAndMac) {
 
 TEST(ChannelAuth, AnAnswerHeaderIsTheDocumentedStringAndMac) {
   const ChannelAnswerAuth a{"node-a", "node-b", kNonce, 200, 44, {}};
-  EXPECT_EQ(sign_channel_answer(a, kSecret), "node=node-a; to=node-b; n=" + std::string(kNonce) +
-                                                 "; status=200; len=44; mac=" +
-                                                 std::string(kAnswerMac));
+  EXPECT_EQ(sign_channel_answer(a, kSecret),
+            "node=node-a; to=node-b; n=" + std::string(kNonce) +
+                "; status=200; len=44; mac=" + std::string(kAnswerMac));
 }
 
 TEST(ChannelAuth, ASignedRequestVerifiesAndRoundTrips) {
@@ -67,9 +67,9 @@ TEST(ChannelAuth, TheMacBindsMethodPathAndEveryField) {
   EXPECT_EQ(verify_error(value, {"POST", "/sumcache/v1/summary", "node-a", 120, kTime}),
             ChannelAuthErrc::bad_mac);
   // Each field changed in the header, the MAC left as it was.
-  for (auto [from, to] : {std::pair{"node=node-b", "node=node-c"},
-                          std::pair{"t=1700000000", "t=1700000001"},
-                          std::pair{"n=0011", "n=1011"}, std::pair{"len=120", "len=121"}}) {
+  for (auto [from, to] :
+       {std::pair{"node=node-b", "node=node-c"}, std::pair{"t=1700000000", "t=1700000001"},
+        std::pair{"n=0011", "n=1011"}, std::pair{"len=120", "len=121"}}) {
     std::string changed = value;
     changed.replace(changed.find(from), std::string_view(from).size(), to);
     const auto length = changed.find("len=121") != std::string::npos ? 121U : 120U;

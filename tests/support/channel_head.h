@@ -19,7 +19,7 @@ struct ChannelHeadSpec {
   std::string_view from = "node-b";
   std::string_view to = "node-a";
   std::uint64_t length = 0;  // the Content-Length it will carry
-  std::string_view secret;
+  std::string_view secret{};
   std::optional<std::int64_t> time{};  // Unix seconds; now when unset
   std::string nonce{};                 // fresh when empty
 };

@@ -4,12 +4,11 @@
 // it declares; an answer is taken only for the request it answers. Raw
 // sockets on loopback, with a deadline on every read.
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-#include <arpa/inet.h>
-#include <netinet/in.h>
 
 #include <atomic>
 #include <nlohmann/json.hpp>
@@ -58,7 +57,7 @@ std::string read_all(int fd) {
 }
 
 // One request on a fresh connection to `port`; the whole answer.
-std::string exchange(std::uint16_t port, const std::string& request) {
+std::string round_trip(std::uint16_t port, const std::string& request) {
   const int fd = connect_to(port);
   if (fd < 0) return "(no connection)";
   ::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
@@ -95,7 +94,7 @@ class PeerChannelAuth : public ClusterTest {
   std::string get(ChannelHeadSpec spec) {
     spec.method = "GET";
     spec.secret = kSecret;
-    return exchange(port_, channel_head(spec));
+    return round_trip(port_, channel_head(spec));
   }
   std::uint16_t port_ = 0;
 };
@@ -135,10 +134,11 @@ TEST_F(PeerChannelAuth, AHeadForAnotherReceiverIsRefused) {
 }
 
 TEST_F(PeerChannelAuth, ALengthOtherThanTheContentLengthIsRefusedBeforeTheBody) {
-  std::string head = channel_head({.path = "/sumcache/v1/invalidations", .length = 300,
-                                   .secret = kSecret});
+  std::string head =
+      channel_head({.path = "/sumcache/v1/invalidations", .length = 300, .secret = kSecret});
   head.replace(head.find("Content-Length: 300"), 19, "Content-Length: 301");
-  const std::string reply = exchange(port_, head);  // no body sent: the answer did not wait for it
+  const std::string reply =
+      round_trip(port_, head);  // no body sent: the answer did not wait for it
   EXPECT_EQ(reply.rfind("HTTP/1.1 401", 0), 0U) << reply;
   EXPECT_NE(reply.find("len is not the body's length"), std::string::npos) << reply;
   EXPECT_EQ(metric("auth"), "1");
@@ -172,8 +172,8 @@ class FakePeer {
     at.sin_family = AF_INET;
     at.sin_port = htons(port);
     ::inet_pton(AF_INET, "127.0.0.1", &at.sin_addr);
-    listening_ = ::bind(fd_, reinterpret_cast<sockaddr*>(&at), sizeof at) == 0 &&
-                 ::listen(fd_, 16) == 0;
+    listening_ =
+        ::bind(fd_, reinterpret_cast<sockaddr*>(&at), sizeof at) == 0 && ::listen(fd_, 16) == 0;
     thread_ = std::thread([this] { run(); });
   }
   ~FakePeer() {
@@ -230,10 +230,11 @@ class FakePeer {
     const std::string nonce = stale ? fresh_channel_nonce() : std::string(request->nonce);
     const std::string auth =
         protocol::sign_channel_answer({"node-b", "node-a", nonce, 200, ack->size(), {}}, kSecret);
-    const std::string out = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n"
-                            "Content-Length: " + std::to_string(ack->size()) +
-                            "\r\nSumcache-Channel-Auth: " + auth + "\r\nConnection: close\r\n\r\n" +
-                            *ack;
+    const std::string out =
+        "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n"
+        "Content-Length: " +
+        std::to_string(ack->size()) + "\r\nSumcache-Channel-Auth: " + auth +
+        "\r\nConnection: close\r\n\r\n" + *ack;
     ::send(c, out.data(), out.size(), MSG_NOSIGNAL);
   }
 
@@ -262,9 +263,12 @@ TEST_F(PeerChannelAuth, AnAckAnsweringAnotherRequestIsRefusedAtTheSender) {
       << log_of(0);
   const Json peers = Json::parse(admin(0, "/peers").body, nullptr, false);
   for (const auto& p : peers["peers"]) {
-    if (p["id"] == "node-b") EXPECT_GE(p.value("messages_rejected", 0), 1) << p.dump();
+    if (p["id"] == "node-b") {
+      EXPECT_GE(p.value("messages_rejected", 0), 1) << p.dump();
+    }
   }
-  // The same ack, signed for the request it answers: taken (so the fake is right but for the nonce).
+  // The same ack, signed for the request it answers: taken (so the fake is right but for the
+  // nonce).
   fake.stale = false;
   const auto deadline = Clock::now() + 10s;
   bool acked = false;

@@ -101,8 +101,7 @@ class Socket {
 
 // A summary POST's head, signed as `node` would sign it for node-a.
 std::string post_head(std::uint64_t length, const std::string& node = "node-b") {
-  return channel_head(
-      {.from = node, .length = length, .secret = ClusterOptions{}.secret});
+  return channel_head({.from = node, .length = length, .secret = ClusterOptions{}.secret});
 }
 
 // kB from /proc/PID/status ("VmRSS:", "VmHWM:"); -1 when unreadable.

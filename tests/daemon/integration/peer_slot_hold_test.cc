@@ -7,12 +7,11 @@
 // connection cap: node-b's purge is acknowledged within the purge's wait and
 // its summaries keep landing. Two real nodes, raw sockets on loopback.
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-#include <arpa/inet.h>
-#include <netinet/in.h>
 
 #include <atomic>
 #include <nlohmann/json.hpp>
@@ -65,15 +64,15 @@ class SlotHolder {
     const std::string path = i % 2 == 0 ? "/sumcache/v1/invalidations" : "/sumcache/v1/summary";
     std::string head = "POST " + path + " HTTP/1.1\r\nHost: peer\r\n";
     if (claim_ == Claim::slow_head) return head;
-    head += "X-Sumcache-Node: node-b\r\nContent-Type: application/octet-stream\r\n"
-            "Content-Length: 2000\r\n";
+    head +=
+        "X-Sumcache-Node: node-b\r\nContent-Type: application/octet-stream\r\n"
+        "Content-Length: 2000\r\n";
     if (claim_ == Claim::forged_auth) {
       // The grammar right, the MAC made with the wrong secret.
-      head += "Sumcache-Channel-Auth: " +
-              channel_auth({.path = path,
-                            .length = 2000,
-                            .secret = "not-the-cluster-secret-at-all"}) +
-              "\r\n";
+      head +=
+          "Sumcache-Channel-Auth: " +
+          channel_auth({.path = path, .length = 2000, .secret = "not-the-cluster-secret-at-all"}) +
+          "\r\n";
     }
     return head + "\r\n";
   }
