@@ -99,8 +99,9 @@ bool SummaryListener::evict_unverified(const std::string& remote) {
     c.closed = true;
     --active_;
     c.close();
-    refused(Refusal::evicted, remote,
-            "closed an unverified connection to make room (cluster.peer_max_connections)");
+    refused(Refusal::evicted, c.remote,
+            "no verified head yet: closed to make room for " + remote +
+                " (cluster.peer_max_connections)");
     return true;
   }
   return false;
@@ -128,7 +129,7 @@ void SummaryListener::admit(tcp::socket socket) {
 }
 
 awaitable<void> SummaryListener::serve(tcp::socket socket, std::string remote) {
-  connections_.push_back({std::chrono::steady_clock::now(), false, false, {}});
+  connections_.push_back({remote, false, false, {}});
   struct Entry {
     SummaryListener& listener;
     Connections::iterator at;

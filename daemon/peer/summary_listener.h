@@ -91,7 +91,7 @@ class SummaryListener {
 
   // A connection being served (io thread only).
   struct Connection {
-    std::chrono::steady_clock::time_point since;
+    std::string remote;     // address text, for the log line when it is closed
     bool verified = false;  // its head's Sumcache-Channel-Auth verified
     bool closed = false;    // evicted or taken over: ends without another word
     std::function<void()> close;
