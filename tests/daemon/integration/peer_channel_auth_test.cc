@@ -218,8 +218,8 @@ class FakePeer {
     if (head_end == std::string::npos || in.rfind("POST /sumcache/v1/invalidations", 0) != 0) {
       return;  // pushes and pulls: no answer
     }
-    const auto request = protocol::parse_channel_request(
-        header_of(in.substr(0, head_end + 2), "Sumcache-Channel-Auth"));
+    const std::string auth_value = header_of(in.substr(0, head_end + 2), "Sumcache-Channel-Auth");
+    const auto request = protocol::parse_channel_request(auth_value);  // views into auth_value
     const auto batch = protocol::decode_invalidations(
         std::string_view(in).substr(head_end + 4, length),
         [](std::string_view) { return std::optional<std::string>(kSecret); });
