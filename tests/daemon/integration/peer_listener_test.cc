@@ -238,10 +238,9 @@ TEST_F(PeerListener, ConnectionsBeyondTheCapAreClosedAndARealPeerStillGetsThroug
   EXPECT_GE(closed, kConnections - 6);
   // Each new one makes room by closing the oldest that has sent no verified head.
   EXPECT_GE(std::stoi(metric("connections")) + std::stoi(metric("evicted")), kConnections - 6);
-  // The idle ones that got a slot lose it at the head timeout; the peer's
-  // pushes get through while every other connection is still open here.
+  // The peer's pushes get through while every other connection is still open
+  // here: an idle one that sent no head gives way (or has timed out by then).
   EXPECT_TRUE(wait_for_deliveries(1, 0, 2));
-  EXPECT_GE(std::stoi(metric("head")), 1);
 }
 
 TEST_F(PeerListener, ASourceThatIsNotAPeersAddressIsClosedAtOnce) {
