@@ -37,7 +37,7 @@ void check_answer(const beast::http::response<beast::http::string_body>& res,
   }
   const std::string_view responder =
       request.to == protocol::kAnyReceiver ? std::string_view{} : std::string_view(request.to);
-  auto signer = protocol::verify_channel_answer(
+  const auto signer = protocol::verify_channel_answer(
       auths.first->value(), {responder, request.from, nonce, res.result_int(), res.body().size()},
       request.secret);
   if (!signer) {
@@ -45,7 +45,6 @@ void check_answer(const beast::http::response<beast::http::string_body>& res,
     return;
   }
   reply.verified = true;
-  reply.responder = std::move(signer).value();
 }
 
 template <class Stream>

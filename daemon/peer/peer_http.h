@@ -49,7 +49,6 @@ struct PeerHttpReply {
   // or a summary is used only when it did; auth_error says why not.
   bool verified = false;
   std::error_code auth_error;
-  std::string responder;             // the verified signer
   std::chrono::microseconds rtt{0};  // request written to response read
 };
 
