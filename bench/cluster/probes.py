@@ -1,19 +1,33 @@
 """Measurements the admin counters do not give: a full summary's size on the
 wire, and the bytes of one peer request that ends in a false hit."""
+import hashlib
+import hmac
+import os
 import socket
 import struct
+import time
 
-from cluster import http_get
+from cluster import SECRET, http_get
 
 SUMMARY_PATH = "/sumcache/v1/summary"
 
 
+def channel_auth(method, path, node, to, length, secret):
+    """A Sumcache-Channel-Auth value (docs/protocol.md, "Channel authentication")."""
+    t, nonce = int(time.time()), os.urandom(16).hex()
+    signed = "\n".join(["sumcache-channel-request-v1", method, path, node, to, str(t), nonce,
+                         str(length)])
+    mac = hmac.new(secret.encode(), signed.encode(), hashlib.sha256).hexdigest()
+    return f"node={node}; to={to}; t={t}; n={nonce}; len={length}; mac={mac}"
+
+
 def full_summary(peer_port, as_node):
     """The node's current full summary as peer `as_node` would pull it (the peer
-    listener answers only a configured peer's X-Sumcache-Node, docs/peers.md): its
+    listener answers only a configured peer's signed head, docs/peers.md): its
     size, and from its header (docs/protocol.md, "Layout") m, k, entries and the
     bits set."""
-    status, _, body = http_get(peer_port, SUMMARY_PATH, headers={"X-Sumcache-Node": as_node})
+    auth = channel_auth("GET", SUMMARY_PATH, as_node, "*", 0, SECRET)
+    status, _, body = http_get(peer_port, SUMMARY_PATH, headers={"Sumcache-Channel-Auth": auth})
     if status != 200 or len(body) < 84 or body[:4] != b"SCSM":
         return None
     kind, compression, flags = body[10], body[11], body[15]

@@ -2,6 +2,8 @@
 started from this checkout's Release build in a temp dir, on loopback only, stopped
 by PID. Every wait is bounded."""
 
+import hashlib
+import hmac
 import json
 import os
 import re
@@ -17,6 +19,17 @@ ROOT = Path(__file__).resolve().parents[2]
 BUILD = Path(os.environ.get("SUMCACHE_BUILD", ROOT / "build" / "release"))
 SUMCACHED = BUILD / "daemon" / "sumcached"
 ORIGIN = BUILD / "tests" / "support" / "test_origin_server"
+
+
+def channel_auth(method, path, node, to, length, secret, t=None, nonce=None):
+    """A Sumcache-Channel-Auth value as peer `node` signs it for node `to` (docs/protocol.md,
+    "Channel authentication"); t (Unix seconds) and the nonce may be given to age or replay it."""
+    t = int(time.time()) if t is None else t
+    nonce = os.urandom(16).hex() if nonce is None else nonce
+    signed = "\n".join(["sumcache-channel-request-v1", method, path, node, to, str(t), nonce,
+                         str(length)])
+    mac = hmac.new(secret.encode(), signed.encode(), hashlib.sha256).hexdigest()
+    return f"node={node}; to={to}; t={t}; n={nonce}; len={length}; mac={mac}"
 
 
 def rss_kib(pid, field="VmRSS"):

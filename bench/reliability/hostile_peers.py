@@ -17,14 +17,17 @@ from pathlib import Path
 import harness
 
 
-def post_zeros(port, megabytes, deadline, results):
+def post_zeros(port, megabytes, deadline, results, secret, to):
     sent = 0
     answer = b""
+    length = megabytes * 1000000
+    auth = harness.channel_auth("POST", "/sumcache/v1/summary", "peer-b", to, length, secret)
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
-            s.sendall((f"POST /sumcache/v1/summary HTTP/1.1\r\nHost: x\r\nX-Sumcache-Node: "
-                       f"peer-b\r\nContent-Type: application/vnd.sumcache.summary\r\n"
-                       f"Content-Length: {megabytes * 1000000}\r\n\r\n").encode())
+            s.sendall((f"POST /sumcache/v1/summary HTTP/1.1\r\nHost: x\r\n"
+                       f"Sumcache-Channel-Auth: {auth}\r\n"
+                       f"Content-Type: application/vnd.sumcache.summary\r\n"
+                       f"Content-Length: {length}\r\n\r\n").encode())
             block = bytes(65536)
             s.settimeout(2)
             while sent < megabytes * 1000000 and time.monotonic() < deadline:
@@ -74,7 +77,8 @@ def main():
             results = []
             deadline = time.monotonic() + 30
             threads = [threading.Thread(target=post_zeros,
-                                        args=(peer_port, args.mb, deadline, results))
+                                        args=(peer_port, args.mb, deadline, results,
+                                              "a" * 64, config["node"]["id"]))
                        for _ in range(args.posts)]
             for t in threads:
                 t.start()

@@ -14,13 +14,18 @@ enum class Refusal : std::uint8_t {
   connections,  // over cluster.peer_max_connections: closed on accept
   head,         // no complete head before peer_head_timeout_ms, or a malformed one
   route,        // unknown path or method (404, 405)
-  node,         // X-Sumcache-Node missing, malformed or not a configured peer (400, 403)
+  node,         // the verified head's node is not a configured peer (403)
   length,       // no Content-Length, Transfer-Encoding, too short (411, 400)
   too_large,    // declared length or the message's sizes over the peer's bound (413)
   rate,         // over the peer's summary rate, or one of its bodies still being read (429)
   header,       // the message's fixed header: bad magic, version, or another node's id (400)
+  auth,         // Sumcache-Channel-Auth missing, malformed, forged, stale, for another node,
+                // or its len not the Content-Length (401); or at or below the peer's floor
+  replayed,     // a verified head whose nonce was seen already (401)
+  evicted,      // an unverified connection closed to make room for a new one at the cap
+  taken_over,   // a body still being read, cancelled for a newer verified one of that peer
 };
-inline constexpr std::size_t kRefusalKinds = 9;
+inline constexpr std::size_t kRefusalKinds = 13;
 
 const char* to_string(Refusal r);
 

@@ -1,28 +1,75 @@
 #include "daemon/peer/peer_http.h"
 
 #include <openssl/err.h>
+#include <openssl/rand.h>
 #include <openssl/ssl.h>
 
+#include <array>
 #include <boost/beast/ssl.hpp>
 
 #include "daemon/net/connect_by_name.h"
+#include "protocol/channel_auth.h"
 
 namespace sumcache::daemon {
 
 namespace {
+
+// 128 random bits as 32 lowercase hex digits; empty when the CSPRNG fails.
+std::string fresh_nonce() {
+  std::array<unsigned char, protocol::kNonceHexBytes / 2> bytes{};
+  if (RAND_bytes(bytes.data(), static_cast<int>(bytes.size())) != 1) return {};
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char b : bytes) {
+    out.push_back(kHex[b >> 4]);
+    out.push_back(kHex[b & 0x0f]);
+  }
+  return out;
+}
+
+// The answer's Sumcache-Channel-Auth against this request's nonce.
+void check_answer(const beast::http::response<beast::http::string_body>& res,
+                  const PeerHttpRequest& request, std::string_view nonce, PeerHttpReply& reply) {
+  const auto auths = res.equal_range(protocol::kChannelAuthHeader);
+  if (std::distance(auths.first, auths.second) != 1) {
+    reply.auth_error = protocol::ChannelAuthErrc::missing;
+    return;
+  }
+  const std::string_view responder =
+      request.to == protocol::kAnyReceiver ? std::string_view{} : std::string_view(request.to);
+  const auto signer = protocol::verify_channel_answer(
+      auths.first->value(), {responder, request.from, nonce, res.result_int(), res.body().size()},
+      request.secret);
+  if (!signer) {
+    reply.auth_error = signer.error();
+    return;
+  }
+  reply.verified = true;
+}
 
 template <class Stream>
 awaitable<error_code> exchange_on(Stream& stream, PeerHttpRequest& request, PeerHttpReply& reply) {
   beast::http::request<beast::http::string_body> req{request.method, request.target, 11};
   req.set(beast::http::field::host, request.host + ":" + std::to_string(request.port));
   req.set(beast::http::field::user_agent, "sumcached-peer");
-  if (!request.from.empty()) req.set("X-Sumcache-Node", request.from);
   if (request.method == beast::http::verb::post) {
     req.set(beast::http::field::content_type, request.content_type);
     req.body() = std::move(request.body);
   }
   req.keep_alive(false);
   req.prepare_payload();
+  const std::string nonce = request.to.empty() ? std::string() : fresh_nonce();
+  if (!request.to.empty()) {
+    const auto now = std::chrono::duration_cast<std::chrono::seconds>(
+                         std::chrono::system_clock::now().time_since_epoch())
+                         .count();
+    const std::string auth = protocol::sign_channel_request(
+        req.method_string(), req.target(),
+        {request.from, request.to, now, nonce, req.body().size(), {}}, request.secret);
+    // Empty when libcrypto fails, or the ids break the grammar: nothing worth sending.
+    if (auth.empty()) co_return make_error_code(protocol::ChannelAuthErrc::malformed);
+    req.set(protocol::kChannelAuthHeader, auth);
+  }
   const auto sent_at = std::chrono::steady_clock::now();
   auto [wec, written] = co_await beast::http::async_write(stream, req, use_nothrow);
   if (wec) co_return wec;
@@ -35,6 +82,7 @@ awaitable<error_code> exchange_on(Stream& stream, PeerHttpRequest& request, Peer
       std::chrono::steady_clock::now() - sent_at);
   auto& res = parser.get();
   reply.status = res.result_int();
+  if (!request.to.empty()) check_answer(res, request, nonce, reply);
   reply.body = std::move(res.body());
   co_return error_code{};
 }
@@ -62,9 +110,8 @@ awaitable<std::tuple<error_code, PeerHttpReply>> peer_http_exchange(
   asio::ip::make_address(request.host, ip_ec);
   // SNI carries names only (RFC 6066 §3).
   if (ip_ec && !SSL_set_tlsext_host_name(secure.native_handle(), request.host.c_str())) {
-    co_return std::tuple{error_code(static_cast<int>(::ERR_get_error()),
-                                    asio::error::get_ssl_category()),
-                         reply};
+    co_return std::tuple{
+        error_code(static_cast<int>(::ERR_get_error()), asio::error::get_ssl_category()), reply};
   }
   secure.set_verify_callback(asio::ssl::host_name_verification(request.host));
   auto [hec] = co_await secure.async_handshake(asio::ssl::stream_base::client, use_nothrow);

@@ -2,11 +2,12 @@
 // The HTTP exchanges of the summary protocol between peer listeners: one
 // request on a fresh connection, bounded by one deadline for the whole
 // exchange (resolve, connect, TLS handshake, write, read). Paths: docs/peers.md.
-
-#include <chrono>
-#include <string>
+// Each request is signed with a fresh nonce (Sumcache-Channel-Auth,
+// protocol/channel_auth.h) and its answer verified against that nonce.
 
 #include <boost/asio/ssl.hpp>
+#include <chrono>
+#include <string>
 
 #include "daemon/net/asio.h"
 
@@ -28,17 +29,26 @@ struct PeerHttpRequest {
   std::string host;
   std::uint16_t port = 0;
   std::string target = kSummaryPath;
-  std::string body;           // POST: an encoded summary or invalidation message
-  std::string from;           // X-Sumcache-Node: this node's id
+  std::string body;                         // POST: an encoded summary or invalidation message
+  std::string from;                         // this node's id: the head's node=
   std::string content_type = kSummaryType;  // POST
   // The answer's body is read no further: a pull raises it to the largest
   // summary that peer may send, so a hostile peer cannot make us buffer more.
   std::size_t max_reply_bytes = kMaxPeerReplyBytes;
+  // The receiver's id (the head's to=), or protocol::kAnyReceiver for a GET to
+  // a node whose id is not known yet; empty: the request is not signed.
+  std::string to{};
+  std::string secret{};  // the cluster secret
 };
 
 struct PeerHttpReply {
   unsigned status = 0;
   std::string body;
+  // Whether the answer's Sumcache-Channel-Auth verified: signed by `to` (any
+  // node for kAnyReceiver) for this request, its status and its body. An ack
+  // or a summary is used only when it did; auth_error says why not.
+  bool verified = false;
+  std::error_code auth_error;
   std::chrono::microseconds rtt{0};  // request written to response read
 };
 

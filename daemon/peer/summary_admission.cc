@@ -72,6 +72,14 @@ const char* to_string(Refusal r) {
       return "rate";
     case Refusal::header:
       return "header";
+    case Refusal::auth:
+      return "auth";
+    case Refusal::replayed:
+      return "replayed";
+    case Refusal::evicted:
+      return "evicted";
+    case Refusal::taken_over:
+      return "taken_over";
   }
   return "unknown";
 }
@@ -108,11 +116,11 @@ Verdict check_head(const SummaryHead& head, const PeerLimits& limits) {
     return refuse(405, Refusal::route, "GET or POST");
   }
   if (!head.node || head.node->empty()) {
-    return refuse(400, Refusal::node, "X-Sumcache-Node required");
+    return refuse(400, Refusal::node, "a node id is required");
   }
   const std::string id = printable_id(*head.node);
   if (!protocol::valid_node_id(*head.node)) {
-    return refuse(400, Refusal::node, "X-Sumcache-Node " + id + " is not a node id");
+    return refuse(400, Refusal::node, "node " + id + " is not a node id");
   }
   if (!limits.known)
     return refuse(403, Refusal::node, "node " + id + " is not a peer of this node");
@@ -167,7 +175,7 @@ Verdict check_fixed_header(std::string_view first, std::string_view node,
     return refuse(400, Refusal::header, "bad header length " + std::to_string(h.header_bytes));
   }
   if (h.node_id_bytes != node.size()) {
-    return refuse(400, Refusal::header, "the message names another node than X-Sumcache-Node");
+    return refuse(400, Refusal::header, "the message names another node than the head");
   }
   using protocol::MessageKind;
   const auto kind = static_cast<MessageKind>(h.kind);
@@ -219,7 +227,7 @@ Verdict check_fixed_header(std::string_view first, std::string_view node,
 Verdict check_message_node(std::string_view message_node, std::string_view head_node) {
   if (message_node == head_node) return {};
   return refuse(400, Refusal::header,
-                "the message names node " + printable_id(message_node) + ", X-Sumcache-Node " +
+                "the message names node " + printable_id(message_node) + ", the head node " +
                     printable_id(head_node));
 }
 

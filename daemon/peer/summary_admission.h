@@ -26,9 +26,18 @@ struct Verdict {
 struct SummaryHead {
   beast::http::verb method = beast::http::verb::get;
   std::string_view target;
-  std::optional<std::string_view> node;  // X-Sumcache-Node, when sent
+  // The sender: the node= of its verified Sumcache-Channel-Auth (the one source of truth).
+  std::optional<std::string_view> node;
   std::optional<std::uint64_t> content_length;
   bool transfer_encoding = false;  // any Transfer-Encoding field
+};
+
+// What the head's verified Sumcache-Channel-Auth proves (protocol/channel_auth.h):
+// the gate checks the nonce against the sender's ReplayWindow.
+struct ChannelProof {
+  std::string_view nonce;
+  std::int64_t time = 0;  // the header's t
+  std::int64_t now = 0;   // this node's clock, Unix seconds
 };
 
 // What the listener knows of the node the head names.

@@ -8,6 +8,7 @@
 #include "daemon/peer/peer_sources.h"
 #include "daemon/peer/redis_bus.h"
 #include "filters/filter_error.h"
+#include "protocol/channel_auth.h"
 #include "protocol/decode.h"
 #include "protocol/encode.h"
 #include "protocol/invalidation_message.h"
@@ -126,7 +127,7 @@ SummaryExchange::SummaryExchange(asio::any_io_executor executor, const config::C
                       ? std::make_unique<asio::ssl::context>(asio::ssl::context::tls_client)
                       : nullptr),
       listener_(executor, *this, log, listener_limits(config.cluster, table.size()),
-                tls_server_.get()),
+                {config.node.id, config.cluster.secret}, tls_server_.get()),
       timer_(executor),
       epoch_(new_epoch()),
       max_filter_bits_(peer_filter_bits(config.cluster, own_filter_bits(config, store))),
@@ -242,7 +243,8 @@ std::optional<std::string> SummaryExchange::secret_for(std::string_view node_id)
   return config_.cluster.secret;
 }
 
-Verdict SummaryExchange::admit(const SummaryHead& head, std::size_t& peer) {
+Verdict SummaryExchange::admit(const SummaryHead& head, const ChannelProof& proof,
+                               std::size_t& peer) {
   PeerLimits limits;
   // The sender's slot, kSlots when it is no peer (a plain index: GCC's -O2
   // cannot see that check_head refuses every unknown sender).
@@ -252,7 +254,8 @@ Verdict SummaryExchange::admit(const SummaryHead& head, std::size_t& peer) {
   }
   // With discovery, a node this one has not found yet may read its summary:
   // that is how it learns this node's id (docs/peers.md, "Live membership").
-  // The summary is signed; what it pushes waits until it is found here.
+  // The summary is signed, and so is the answer, for this request's nonce;
+  // what it pushes waits until it is found here.
   if (slot == PeerTable::kSlots && head.method == beast::http::verb::get &&
       !config_.cluster.discovery.name.empty() && head.node && protocol::valid_node_id(*head.node)) {
     limits.known = true;
@@ -268,30 +271,27 @@ Verdict SummaryExchange::admit(const SummaryHead& head, std::size_t& peer) {
   if (Verdict v = check_head(head, limits)) return v;
   peer = slot;
   PeerLane& lane = *lanes_[peer];
-  if (head.method != beast::http::verb::post) return {};
   const std::string id = printable_id(*head.node);
-  if (is_invalidations(head)) {
-    // A sender has one batch in flight to a peer (docs/protocol.md): a second
-    // one at once is not its. Batches are bounded and answered at once, so
-    // they take no token of the summary rate.
-    if (lane.receiving_invalidations) {
-      return {429, Refusal::rate,
-              "an invalidation batch from node " + id + " is being read already", 1};
-    }
-    lane.receiving_invalidations = true;
-    return {};
+  // Each head is taken once: its nonce, signed with its t, is remembered
+  // until t leaves the window (or the peer's floor passes it).
+  switch (lane.replay.admit(proof.nonce, proof.time, proof.now)) {
+    case protocol::ChannelAuthErrc::ok:
+      break;
+    case protocol::ChannelAuthErrc::replayed:
+      return {401, Refusal::replayed,
+              make_error_code(protocol::ChannelAuthErrc::replayed).message()};
+    default:
+      return {401, Refusal::auth,
+              "Sumcache-Channel-Auth time is at or below node " + id + "'s replay floor"};
   }
-  // A peer pushes one summary at a time: a second one at once is not its.
-  if (lane.receiving) {
-    return {429, Refusal::rate, "a summary from node " + id + " is being read already", 1};
-  }
+  if (head.method != beast::http::verb::post || is_invalidations(head)) return {};
+  // Batches are bounded and answered at once: they take no token of the summary rate.
   const auto wait = lane.bucket.wait(std::chrono::steady_clock::now());
   if (wait > wait.zero()) {
     const auto seconds = std::chrono::ceil<std::chrono::seconds>(wait).count();
     return {429, Refusal::rate, "node " + id + " is over cluster.peer_summary_rate",
             static_cast<unsigned>(std::max<std::int64_t>(seconds, 1))};
   }
-  lane.receiving = true;
   return {};
 }
 
@@ -651,6 +651,8 @@ awaitable<void> SummaryExchange::push_to(std::shared_ptr<PeerLane> lane,
   PeerHttpRequest req{
       beast::http::verb::post, peer.config.host, peer.config.peer_port, kSummaryPath, *message,
       config_.node.id,         kSummaryType};
+  req.to = peer.config.id;
+  req.secret = config_.cluster.secret;
   auto [ec, reply] = co_await peer_http_exchange(executor_, std::move(req),
                                                  config_.cluster.peer_timeout_ms,
                                                  tls_client_.get());
@@ -664,7 +666,13 @@ awaitable<void> SummaryExchange::push_to(std::shared_ptr<PeerLane> lane,
   peer.counters.messages_sent.fetch_add(1, std::memory_order_relaxed);
   peer.counters.bytes_sent.fetch_add(message->size(), std::memory_order_relaxed);
   PeerTable::record_rtt(peer, reply.rtt);
-  if (reply.status == 204 || reply.status == 200) {
+  const bool delivered = reply.status == 204 || reply.status == 200;
+  if (delivered && !reply.verified) {
+    // Not this push's answer (a forgery, or one captured earlier): delivery unproven.
+    answer_refused(peer, "push", reply.auth_error);
+    table_.record_failure(peer, "push answer not authenticated: " + reply.auth_error.message(),
+                          now);
+  } else if (delivered) {
     table_.record_success(peer);
     if (log_.enabled(LogLevel::debug)) {
       log_.debug("summary " + std::string(full ? "full" : "delta") + " of " +
@@ -699,6 +707,8 @@ awaitable<void> SummaryExchange::pull_from(std::shared_ptr<PeerLane> lane) {
   PeerHttpRequest req{
       beast::http::verb::get, peer.config.host, peer.config.peer_port, kSummaryPath, {},
       config_.node.id,        kSummaryType};
+  req.to = peer.config.id;
+  req.secret = config_.cluster.secret;
   req.max_reply_bytes =
       summary_message_bound(max_filter_bits_, max_fingerprints_, peer.config.id.size());
   auto [ec, reply] = co_await peer_http_exchange(executor_, std::move(req),
@@ -712,6 +722,13 @@ awaitable<void> SummaryExchange::pull_from(std::shared_ptr<PeerLane> lane) {
   }
   PeerTable::record_rtt(peer, reply.rtt);
   if (reply.status == 503) co_return;  // nothing published yet; it will push
+  if (reply.status == 200 && !reply.verified) {
+    // A summary played back from an earlier pull would set this peer back.
+    answer_refused(peer, "pull", reply.auth_error);
+    table_.record_failure(peer, "pull answer not authenticated: " + reply.auth_error.message(),
+                          std::chrono::steady_clock::now());
+    co_return;
+  }
   if (reply.status != 200) {
     // Refused (this node is not its peer yet, or the secret differs): no
     // pull again before the backoff.
@@ -736,6 +753,14 @@ awaitable<void> SummaryExchange::pull_from(std::shared_ptr<PeerLane> lane) {
     co_return;
   }
   apply(*lane, *message);
+}
+
+void SummaryExchange::answer_refused(Peer& peer, const std::string& what, std::error_code ec) {
+  peer.counters.messages_rejected.fetch_add(1, std::memory_order_relaxed);
+  if (const auto held = answer_auth_log_.admit(LogLimiter::Clock::now())) {
+    log_.warn("peer " + peer.config.id + ": " + what + " answer refused: " + ec.message() +
+              (*held > 0 ? " (and " + std::to_string(*held) + " more refused answers)" : ""));
+  }
 }
 
 void SummaryExchange::count_rejected(std::string_view node) {
@@ -789,6 +814,9 @@ awaitable<std::optional<std::string>> SummaryExchange::probe(std::string address
   PeerHttpRequest req{
       beast::http::verb::get, address,     config_.cluster.peer_listen.port, kSummaryPath, {},
       config_.node.id,        kSummaryType};
+  // The id is what the probe learns: any node's signature will do.
+  req.to = std::string(protocol::kAnyReceiver);
+  req.secret = config_.cluster.secret;
   auto [ec, reply] = co_await peer_http_exchange(
       executor_, std::move(req), config_.cluster.peer_timeout_ms, tls_client_.get());
   if (ec) {
@@ -797,6 +825,10 @@ awaitable<std::optional<std::string>> SummaryExchange::probe(std::string address
   }
   if (reply.status != 200) {
     why = "answered " + std::to_string(reply.status);
+    co_return std::nullopt;
+  }
+  if (!reply.verified) {
+    why = "answer not authenticated: " + reply.auth_error.message();
     co_return std::nullopt;
   }
   // Any node id will do here: the tag proves the cluster's secret signed it.
@@ -930,6 +962,8 @@ awaitable<void> SummaryExchange::invalidation_loop(std::shared_ptr<PeerLane> lan
     PeerHttpRequest req{beast::http::verb::post, peer.config.host, peer.config.peer_port,
                         kInvalidationsPath,      std::move(body),  config_.node.id,
                         kInvalidationsType};
+    req.to = peer.config.id;
+    req.secret = config_.cluster.secret;
     auto [ec, reply] = co_await peer_http_exchange(
         executor_, std::move(req), config_.cluster.peer_timeout_ms, tls_client_.get());
     if (stopped_ || lane->removed) co_return;
@@ -939,6 +973,11 @@ awaitable<void> SummaryExchange::invalidation_loop(std::shared_ptr<PeerLane> lan
       // The answer's first line at most: a peer's text goes into our log.
       failed("answered " + std::to_string(reply.status) + " " +
              reply.body.substr(0, std::min<std::size_t>(reply.body.find('\n'), 200)));
+    } else if (!reply.verified) {
+      // An ack captured from an earlier batch would claim this one's delivery.
+      invalidations_.count_refused();
+      answer_refused(peer, "invalidations", reply.auth_error);
+      failed("answer not authenticated: " + reply.auth_error.message());
     } else {
       invalidations_.count_sent(peer.config.id, batch->entries.size());
       auto ack = protocol::decode_invalidation_ack(

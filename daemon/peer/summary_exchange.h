@@ -31,6 +31,7 @@
 #include "filters/fingerprint_directory.h"
 #include "filters/summary_directory.h"
 #include "protocol/invalidation_sequence.h"
+#include "protocol/replay_window.h"
 #include "protocol/summary_message.h"
 
 namespace sumcache::daemon {
@@ -43,10 +44,10 @@ struct PeerLane {
   bool removed = false;
   bool pushing = false;  // a push in flight
   bool pulling = false;  // a pull in flight
-  // The listener's side: a body being read, and the summary rate.
-  bool receiving = false;
-  bool receiving_invalidations = false;
+  // The listener's side: the summary rate, and the nonces of this peer's
+  // channel heads seen within the window (docs/protocol.md, "Channel authentication").
   TokenBucket bucket;
+  protocol::ReplayWindow replay;
   // What this node has applied of its invalidations, and the send loop's
   // timer (idle: waiting for a purge, not a backoff).
   protocol::InvalidationSequence sequence;
@@ -117,16 +118,10 @@ class SummaryExchange : public SummaryGate {
   void count_rejected(std::string_view node);
 
   // SummaryGate: what the peer listener lets in.
-  Verdict admit(const SummaryHead& head, std::size_t& peer) override;
+  Verdict admit(const SummaryHead& head, const ChannelProof& proof, std::size_t& peer) override;
   std::uint64_t max_filter_bits(std::size_t) const override { return max_filter_bits_; }
   std::uint64_t max_fingerprints(std::size_t) const override { return max_fingerprints_; }
   SummaryResponse handle(const SummaryRequest& request) override;
-  void body_done(std::size_t peer, bool invalidations) override {
-    if (peer >= lanes_.size()) return;
-    if (const auto& lane = lanes_[peer]) {
-      (invalidations ? lane->receiving_invalidations : lane->receiving) = false;
-    }
-  }
 
  private:
   SummaryResponse receive(const SummaryRequest& request);
@@ -202,7 +197,11 @@ class SummaryExchange : public SummaryGate {
   LogLimiter grace_log_;
   LogLimiter push_refused_log_;  // "peer X refused our summary", counted in pushes_refused
   LogLimiter pull_reject_log_;   // "pulled summary rejected", counted in messages_rejected
-  LogLimiter fingerprint_log_;   // fingerprint summaries the directory refused
+  LogLimiter answer_auth_log_;   // a peer's answer without a valid Sumcache-Channel-Auth
+  // Counts (the peer's messages_rejected) and logs an answer that failed its
+  // Sumcache-Channel-Auth; `what` names the exchange.
+  void answer_refused(Peer& peer, const std::string& what, std::error_code ec);
+  LogLimiter fingerprint_log_;  // fingerprint summaries the directory refused
   std::atomic<std::uint64_t> fingerprints_refused_{0};
   std::function<void(const Peer&)> grace_over_;
   std::atomic<std::uint64_t> grace_drops_{0};

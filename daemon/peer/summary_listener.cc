@@ -4,7 +4,9 @@
 
 #include "daemon/net/address_bytes.h"
 #include "daemon/net/listener.h"
+#include "protocol/channel_auth.h"
 #include "protocol/decode.h"
+#include "protocol/replay_window.h"
 
 namespace sumcache::daemon {
 
@@ -51,12 +53,14 @@ awaitable<void> linger(Stream&, std::chrono::milliseconds) {
 }  // namespace
 
 SummaryListener::SummaryListener(asio::any_io_executor executor, SummaryGate& gate, Logger& log,
-                                 SummaryListenerLimits limits, asio::ssl::context* tls)
+                                 SummaryListenerLimits limits, ChannelKeys keys,
+                                 asio::ssl::context* tls)
     : executor_(executor),
       acceptor_(executor),
       gate_(gate),
       log_(log),
       limits_(std::move(limits)),
+      keys_(std::move(keys)),
       tls_(tls) {}
 
 error_code SummaryListener::listen(const tcp::endpoint& endpoint, std::string& failed_step) {
@@ -88,17 +92,34 @@ void SummaryListener::refused(Refusal reason, const std::string& who, const std:
   log_.warn(line);
 }
 
+bool SummaryListener::evict_unverified(const std::string& remote) {
+  // Oldest first: the one that has had longest to send its head.
+  for (Connection& c : connections_) {
+    if (c.verified || c.closed) continue;
+    c.closed = true;
+    --active_;
+    c.close();
+    refused(Refusal::evicted, c.remote,
+            "no verified head yet: closed to make room for " + remote +
+                " (cluster.peer_max_connections)");
+    return true;
+  }
+  return false;
+}
+
 void SummaryListener::admit(tcp::socket socket) {
   error_code rec;
   const auto address = socket.remote_endpoint(rec).address();
   if (rec) return;  // gone already
   std::string remote = address.to_string();
-  // Closed at once, before a byte is read: not a peer, or no room.
+  // Closed at once, before a byte is read: not a peer, or no room. A
+  // connection that has not proven itself yet gives way to a new one, so
+  // that strangers holding connections cannot keep a real peer out.
   if (limits_.sources && !limits_.sources->allows(ip6_bytes(address))) {
     refused(Refusal::address, remote, "not a peer's address (cluster.peer_allow)");
     return;
   }
-  if (active_ >= limits_.max_connections) {
+  if (active_ >= limits_.max_connections && !evict_unverified(remote)) {
     refused(Refusal::connections, remote,
             std::to_string(active_) + " connections open (cluster.peer_max_connections)");
     return;
@@ -108,30 +129,53 @@ void SummaryListener::admit(tcp::socket socket) {
 }
 
 awaitable<void> SummaryListener::serve(tcp::socket socket, std::string remote) {
-  struct Slot {
-    std::size_t& active;
-    ~Slot() { --active; }
-  } slot{active_};
+  connections_.push_back({remote, false, false, {}});
+  struct Entry {
+    SummaryListener& listener;
+    Connections::iterator at;
+    ~Entry() {
+      if (!at->closed) --listener.active_;
+      listener.connections_.erase(at);
+    }
+  } entry{*this, std::prev(connections_.end())};
+  Connection& self = *entry.at;
   error_code ec;
   beast::tcp_stream stream(std::move(socket));
   // The handshake and the head share one short deadline, so that idle or
   // slow connections give their slot back soon.
   if (tls_ == nullptr) {
+    self.close = [&stream] {
+      error_code ignored;
+      stream.socket().close(ignored);
+    };
     stream.expires_after(limits_.head_timeout);
-    co_await serve_request(stream, remote);
+    co_await serve_request(stream, remote, self);
     stream.socket().shutdown(tcp::socket::shutdown_both, ec);
     co_return;
   }
   beast::ssl_stream<beast::tcp_stream> secure(std::move(stream), *tls_);
+  self.close = [&secure] {
+    error_code ignored;
+    beast::get_lowest_layer(secure).socket().close(ignored);
+  };
   beast::get_lowest_layer(secure).expires_after(limits_.head_timeout);
   auto [hec] = co_await secure.async_handshake(asio::ssl::stream_base::server, use_nothrow);
   if (hec) co_return;  // not TLS, or a certificate the client refused: nothing to answer
-  co_await serve_request(secure, remote);
+  co_await serve_request(secure, remote, self);
+}
+
+void SummaryListener::sign(beast::http::response<beast::http::string_body>& res,
+                           const Signer& signer) const {
+  const protocol::ChannelAnswerAuth fields{keys_.self,       signer.requester,  signer.nonce,
+                                           res.result_int(), res.body().size(), {}};
+  const std::string value = protocol::sign_channel_answer(fields, keys_.secret);
+  // Empty only when libcrypto fails: the sender then refuses the answer.
+  if (!value.empty()) res.set(protocol::kChannelAuthHeader, value);
 }
 
 template <class Stream>
 awaitable<void> SummaryListener::answer(Stream& stream, unsigned status, std::string body,
-                                        unsigned retry_after) {
+                                        unsigned retry_after, const Signer* signer) {
   beast::http::response<beast::http::string_body> res{static_cast<beast::http::status>(status), 11};
   res.set(beast::http::field::server, "sumcached");
   if (retry_after > 0) res.set(beast::http::field::retry_after, std::to_string(retry_after));
@@ -139,19 +183,22 @@ awaitable<void> SummaryListener::answer(Stream& stream, unsigned status, std::st
   res.body() = std::move(body) + "\n";
   res.keep_alive(false);
   res.prepare_payload();
+  if (signer != nullptr) sign(res, *signer);
   beast::get_lowest_layer(stream).expires_after(limits_.timeout);
   auto [ec, n] = co_await beast::http::async_write(stream, res, use_nothrow);
   if (!ec) co_await linger(stream, limits_.head_timeout);
 }
 
 template <class Stream>
-awaitable<void> SummaryListener::serve_request(Stream& stream, const std::string& remote) {
+awaitable<void> SummaryListener::serve_request(Stream& stream, const std::string& remote,
+                                               Connection& self) {
   beast::flat_buffer buffer(kMaxHeadBytes);
   beast::http::request_parser<beast::http::empty_body> parser;
   parser.header_limit(kMaxHeadBytes);
   // Lengths are the gate's to judge, per peer: the parser's own limit is off.
   parser.body_limit(std::numeric_limits<std::uint64_t>::max());
   auto [rec, n] = co_await beast::http::async_read_header(stream, buffer, parser, use_nothrow);
+  if (self.closed) co_return;  // evicted to make room: nothing more to say
   if (rec == beast::error::timeout) {
     refused(Refusal::head, remote, "no request head within cluster.peer_head_timeout_ms");
     co_return;
@@ -166,20 +213,45 @@ awaitable<void> SummaryListener::serve_request(Stream& stream, const std::string
     co_return;
   }
   const auto& req = parser.get();
-  const auto node = req.find("X-Sumcache-Node");
   const auto length = parser.content_length();
+  // The head proves itself before anything per peer is looked at or taken.
+  const auto auths = req.equal_range(protocol::kChannelAuthHeader);
+  const std::string_view auth_value = std::distance(auths.first, auths.second) == 1
+                                          ? std::string_view(auths.first->value())
+                                          : std::string_view{};
+  const auto now = std::chrono::duration_cast<std::chrono::seconds>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count();
+  const std::string method(req.method_string());
+  const protocol::ChannelRequestFacts facts{method, req.target(), keys_.self, length.value_or(0),
+                                            now};
+  auto proof = auth_value.empty()
+                   ? Result<protocol::ChannelRequestAuth>(
+                         make_error_code(protocol::ChannelAuthErrc::missing))
+                   : protocol::verify_channel_request(auth_value, facts, keys_.secret);
+  if (!proof) {
+    const auto claimed = protocol::parse_channel_request(auth_value);
+    const std::string who =
+        remote + (claimed ? " (node " + printable_id(claimed->node) + ")" : std::string());
+    refused(Refusal::auth, who, "401 " + proof.error().message());
+    co_await answer(stream, 401, proof.error().message());
+    co_return;
+  }
+  self.verified = true;
   SummaryHead head;
   head.method = req.method();
   head.target = req.target();
-  if (node != req.end()) head.node = node->value();
+  head.node = proof->node;
   if (length) head.content_length = *length;
   head.transfer_encoding = req.count(beast::http::field::transfer_encoding) > 0;
+  const Signer signer{std::string(proof->node), std::string(proof->nonce)};
   std::size_t peer = 0;
-  if (Verdict v = gate_.admit(head, peer)) {
-    const std::string who =
-        remote + (head.node ? " (node " + printable_id(*head.node) + ")" : std::string());
-    refused(v.reason, who, std::to_string(v.status) + " " + v.text);
-    co_await answer(stream, v.status, v.text, v.retry_after);
+  if (Verdict v = gate_.admit(head, {proof->nonce, proof->time, now}, peer)) {
+    refused(v.reason, remote + " (node " + printable_id(*head.node) + ")",
+            std::to_string(v.status) + " " + v.text);
+    // A replayed or forgotten nonce is not this request's to sign for.
+    const bool fresh = v.reason != Refusal::replayed && v.reason != Refusal::auth;
+    co_await answer(stream, v.status, v.text, v.retry_after, fresh ? &signer : nullptr);
     co_return;
   }
   SummaryRequest request{req.method(),
@@ -190,12 +262,28 @@ awaitable<void> SummaryListener::serve_request(Stream& stream, const std::string
                          remote};
   if (request.method == beast::http::verb::post) {
     const bool invalidations = is_invalidations(head);
+    // One body per peer and route: a verified newer request of that peer
+    // takes the slot from an older one still reading (a slow link, or a
+    // sender that gave up on it and retried).
+    const auto key = std::pair{peer, invalidations};
+    if (Connection*& holder = holders_[key]; holder != nullptr && holder != &self) {
+      holder->closed = true;
+      --active_;
+      holder->close();
+      refused(Refusal::taken_over, remote + " (node " + printable_id(*head.node) + ")",
+              "a newer verified request took over the body still being read");
+    }
+    holders_[key] = &self;
     struct Hold {
-      SummaryGate& gate;
-      std::size_t peer;
-      bool invalidations;
-      ~Hold() { gate.body_done(peer, invalidations); }
-    } hold{gate_, peer, invalidations};
+      std::map<std::pair<std::size_t, bool>, Connection*>& holders;
+      std::pair<std::size_t, bool> key;
+      Connection* self;
+      ~Hold() {
+        if (auto it = holders.find(key); it != holders.end() && it->second == self) {
+          holders.erase(it);
+        }
+      }
+    } hold{holders_, key, &self};
     beast::get_lowest_layer(stream).expires_after(limits_.timeout);
     if (invalidations) {
       // At most kMaxInvalidationMessageBytes (check_head): read whole, then decoded.
@@ -203,9 +291,10 @@ awaitable<void> SummaryListener::serve_request(Stream& stream, const std::string
       if (auto ec = co_await read_exact(stream, buffer, body.data(), body.size())) co_return;
       request.body = std::move(body);
     } else {
-      co_await receive_body(stream, buffer, remote, request, *length, peer);
+      co_await receive_body(stream, buffer, remote, request, *length, peer, signer);
     }
     if (request.body.size() != *length) co_return;  // refused or cut short: answered or closed
+    if (self.closed) co_return;
   }
   SummaryResponse out = gate_.handle(request);
   beast::http::response<beast::http::string_body> res{static_cast<beast::http::status>(out.status),
@@ -216,6 +305,7 @@ awaitable<void> SummaryListener::serve_request(Stream& stream, const std::string
   res.body() = std::move(out.body);
   res.keep_alive(false);
   res.prepare_payload();
+  sign(res, signer);
   beast::get_lowest_layer(stream).expires_after(limits_.timeout);
   co_await beast::http::async_write(stream, res, use_nothrow);
 }
@@ -223,7 +313,8 @@ awaitable<void> SummaryListener::serve_request(Stream& stream, const std::string
 template <class Stream>
 awaitable<void> SummaryListener::receive_body(Stream& stream, beast::flat_buffer& buffer,
                                               const std::string& remote, SummaryRequest& request,
-                                              std::uint64_t length, std::size_t peer) {
+                                              std::uint64_t length, std::size_t peer,
+                                              const Signer& signer) {
   const std::string who = remote + " (node " + printable_id(request.from) + ")";
   // The fixed header first: a wrong magic or node costs 84 bytes, not the body.
   std::string prefix(kFixedHeaderBytes, '\0');
@@ -233,7 +324,7 @@ awaitable<void> SummaryListener::receive_body(Stream& stream, beast::flat_buffer
                                      protocol::DecodeLimits{}.max_changes, facts,
                                      gate_.max_fingerprints(peer))) {
     refused(v.reason, who, std::to_string(v.status) + " " + v.text);
-    co_await answer(stream, v.status, v.text);
+    co_await answer(stream, v.status, v.text, 0, &signer);
     co_return;
   }
   // The rest of the fixed header (a later version's fields) and the node id.
@@ -245,7 +336,7 @@ awaitable<void> SummaryListener::receive_body(Stream& stream, beast::flat_buffer
   }
   if (Verdict v = check_message_node(std::string_view(prefix).substr(named_at), request.from)) {
     refused(v.reason, who, std::to_string(v.status) + " " + v.text);
-    co_await answer(stream, v.status, v.text);
+    co_await answer(stream, v.status, v.text, 0, &signer);
     co_return;
   }
   std::string body = std::move(prefix);

@@ -11,6 +11,7 @@
 #include "protocol/encode.h"
 #include "tests/daemon/admin/promtool.h"
 #include "tests/daemon/integration/cluster_fixture.h"
+#include "tests/support/channel_head.h"
 
 namespace sumcache::testing {
 namespace {
@@ -214,11 +215,14 @@ TEST_F(ClusterFingerprint, ASetTheDirectoryRefusesIsCountedLoggedAndClaimsNothin
                           .port = nodes_[0].peer_port,
                           .timeout = std::chrono::seconds(10),
                           .reuse_connection = false});
-  const auto reply =
-      peer_client.send({.method = "POST",
-                        .target = kSummaryPath,
-                        .headers = {{"X-Sumcache-Node", "node-b"}, {"Content-Type", kSummaryType}},
-                        .body = *message});
+  const auto reply = peer_client.send(
+      {.method = "POST",
+       .target = kSummaryPath,
+       .headers = {{"Sumcache-Channel-Auth", channel_auth({.path = kSummaryPath,
+                                                           .length = message->size(),
+                                                           .secret = options_.secret})},
+                   {"Content-Type", kSummaryType}},
+       .body = *message});
   ASSERT_TRUE(reply.ok()) << reply.error().message();
   EXPECT_EQ(reply->status, 400U) << reply->body;
 

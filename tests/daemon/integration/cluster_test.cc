@@ -102,9 +102,10 @@ TEST_F(Cluster, ANodeWithTheWrongSecretIsRefused) {
   ASSERT_TRUE(start_node(2));
   fetch(2, "/obj/untrusted?max_age=600");
   ASSERT_TRUE(wait_for_access(2, "/obj/untrusted"));
-  // node-b refuses node-c's summaries and says why.
-  ASSERT_TRUE(nodes_[1].process->wait_for_line("node-c.*rejected: .*", std::chrono::seconds(10),
-                                               Output::err))
+  // node-b refuses node-c's requests at their head (Sumcache-Channel-Auth,
+  // keyed with the secret) and says why.
+  ASSERT_TRUE(nodes_[1].process->wait_for_line("refused .*node-c.*401 .*MAC does not match",
+                                               std::chrono::seconds(10), Output::err))
       << log_of(1);
   const auto r = fetch(1, "/obj/untrusted?max_age=600");
   EXPECT_EQ(x_cache(r), "MISS");
@@ -117,8 +118,10 @@ TEST_F(Cluster, SummariesTravelOverTlsWhenConfigured) {
   ASSERT_TRUE(wait_for_deliveries(0, 1));
   EXPECT_EQ(x_cache(fetch(1, "/obj/secure?max_age=600&size=2000")), "PEER-HIT");
   // The peer listener speaks TLS only: a plain HTTP request gets no answer.
-  HttpClient plain({.host = "127.0.0.1", .port = nodes_[1].peer_port,
-                    .timeout = std::chrono::seconds(3), .reuse_connection = false});
+  HttpClient plain({.host = "127.0.0.1",
+                    .port = nodes_[1].peer_port,
+                    .timeout = std::chrono::seconds(3),
+                    .reuse_connection = false});
   EXPECT_FALSE(plain.send({.method = "GET", .target = "/sumcache/v1/summary"}).ok());
 }
 
