@@ -8,6 +8,7 @@
 #include "config/enum_names.h"
 #include "config/json_value.h"
 #include "config/net_syntax.h"
+#include "config/peer_checks.h"
 
 namespace sumcache::config::detail {
 namespace {
@@ -112,20 +113,12 @@ void check_budgets(const Config& config) {
   }
 }
 
+// Each entry by the rules POST /peers applies too (peer_checks.h), then the list as a whole.
 void check_peers(const Config& config) {
   const auto& peers = config.peers;
   for (std::size_t i = 0; i < peers.size(); ++i) {
     std::string path = element_path("$.peers", i);
-    // A Squid's digest is held in the summary directory; ICP asks Squids as it asks any peer.
-    if (peers[i].protocol == PeerProtocol::squid_digest &&
-        config.cluster.sharing != Sharing::summary) {
-      throw ConfigError(path + ".protocol",
-                        "\"squid-digest\" needs cluster.sharing \"summary\" (its digest is held "
-                        "in the summary directory; with \"icp\", list the Squid as a plain peer)");
-    }
-    if (peers[i].id == config.node.id) {
-      throw ConfigError(path + ".id", "\"" + peers[i].id + "\" is this node's own id ($.node.id)");
-    }
+    check_peer_entry(config, peers[i], path);
     for (std::size_t j = 0; j < i; ++j) {
       if (peers[j].id == peers[i].id) {
         throw ConfigError(path + ".id", "duplicate peer id \"" + peers[i].id + "\" (also " +
@@ -139,37 +132,17 @@ void check_peers(const Config& config) {
   }
 }
 
-// Whether `cidr` (already validated: "address/prefix") holds the IP literal `host`; a name
-// never does here (it is checked after resolution, at each connect).
-bool cidr_holds(const std::string& cidr, const std::string& host) {
-  const auto address = parse_ip(host);
-  const auto slash = cidr.find('/');
-  const auto network = parse_ip(std::string_view(cidr).substr(0, slash));
-  if (!address || !network || address->v6 != network->v6) return false;
-  unsigned bits = static_cast<unsigned>(std::stoul(cidr.substr(slash + 1)));
-  for (std::size_t i = 0; bits > 0; ++i) {
-    const unsigned take = bits >= 8 ? 8 : bits;
-    const auto mask = static_cast<std::uint8_t>(0xFF << (8 - take));
-    if ((address->bytes[i] & mask) != (network->bytes[i] & mask)) return false;
-    bits -= take;
-  }
-  return true;
-}
-
-// A reverse origin or a peer written as an address inside access.deny_destinations would
-// have every connect refused: say so at load rather than with a 403 on each request.
-void check_destinations(const Config& config) {
+// A reverse origin written as an address inside access.deny_destinations would have every
+// connect refused: say so at load rather than with a 403 on each request (peers: above).
+void check_origin_destination(const Config& config) {
+  if (config.mode != Mode::reverse) return;
   const auto& deny = config.access.deny_destinations;
-  auto check = [&](const std::string& path, const std::string& host) {
-    for (std::size_t i = 0; i < deny.size(); ++i) {
-      if (!cidr_holds(deny[i], host)) continue;
-      throw ConfigError(path, host + " is inside $.access.deny_destinations[" + std::to_string(i) +
-                                  "] (" + deny[i] + "): every connect to it would be refused");
-    }
-  };
-  if (config.mode == Mode::reverse) check("$.reverse.origin", config.reverse.origin.host);
-  for (std::size_t i = 0; i < config.peers.size(); ++i) {
-    check(element_path("$.peers", i) + ".host", config.peers[i].host);
+  const std::string& host = config.reverse.origin.host;
+  for (std::size_t i = 0; i < deny.size(); ++i) {
+    if (!cidr_holds(deny[i], host)) continue;
+    throw ConfigError("$.reverse.origin", host + " is inside $.access.deny_destinations[" +
+                                              std::to_string(i) + "] (" + deny[i] +
+                                              "): every connect to it would be refused");
   }
 }
 
@@ -208,7 +181,7 @@ void check_cross_fields(const Config& config) {
   check_listeners(config);
   check_budgets(config);
   check_peers(config);
-  check_destinations(config);
+  check_origin_destination(config);
   check_redis(config);
 }
 

@@ -37,6 +37,21 @@ std::optional<IpAddress> parse_ip(std::string_view text) {
   return std::nullopt;
 }
 
+bool cidr_holds(const std::string& cidr, const std::string& host) {
+  const auto address = parse_ip(host);
+  const auto slash = cidr.find('/');
+  const auto network = parse_ip(std::string_view(cidr).substr(0, slash));
+  if (!address || !network || address->v6 != network->v6) return false;
+  unsigned bits = static_cast<unsigned>(std::stoul(cidr.substr(slash + 1)));
+  for (std::size_t i = 0; bits > 0; ++i) {
+    const unsigned take = bits >= 8 ? 8 : bits;
+    const auto mask = static_cast<std::uint8_t>(0xFF << (8 - take));
+    if ((address->bytes[i] & mask) != (network->bytes[i] & mask)) return false;
+    bits -= take;
+  }
+  return true;
+}
+
 std::string check_ip_literal(std::string_view text) {
   if (parse_ip(text)) return {};
   return "expected an IPv4 or IPv6 address literal (got " + quoted(text) + ")";

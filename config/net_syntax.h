@@ -23,6 +23,9 @@ struct IpAddress {
 // IPv4 dotted quad or IPv6 text (RFC 4291 section 2.2) without brackets or zone.
 std::optional<IpAddress> parse_ip(std::string_view text);
 std::string check_ip_literal(std::string_view text);
+// Whether `cidr` (already validated: "address/prefix") holds the IP literal `host`; a name
+// never does here (it is checked after resolution, at each connect).
+bool cidr_holds(const std::string& cidr, const std::string& host);
 // "10.0.0.0/8", "fc00::/7"; host bits beyond the prefix must be zero.
 std::string check_cidr(std::string_view text);
 // An IP literal or a DNS name (RFC 1123 section 2.1 labels).

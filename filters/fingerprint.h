@@ -17,6 +17,20 @@ namespace sumcache::filters {
 // 2^40 fingerprints: room for 10^9 entries at p = 0.1%.
 inline constexpr std::uint64_t kMaxUniverse = std::uint64_t{1} << 40;
 
+// What a receiver that holds at most `max_entries` fingerprints of one peer
+// (cluster.peer_max_fingerprints) takes, both bounds inclusive: a set of at
+// most max_entries entries (a set of exactly the cap is held), in a universe
+// of at most max_entries x 2^16 (a larger one's bucket index, 4 bytes per 2^16
+// of universe, would outweigh the entries themselves). The one declaration
+// behind the peer listener's head check (daemon/peer/summary_admission.cc) and
+// FingerprintDirectory's, so a set the head admits is a set the directory holds.
+struct FingerprintCap {
+  std::uint64_t max_entries = std::uint64_t{1} << 26;
+  constexpr std::uint64_t max_universe() const { return max_entries << 16; }
+  constexpr bool holds_entries(std::uint64_t entries) const { return entries <= max_entries; }
+  constexpr bool holds_universe(std::uint64_t universe) const { return universe <= max_universe(); }
+};
+
 // U = ceil(n / p). Errors: invalid_entries (n = 0), invalid_fpr (p outside
 // (0, 1) or NaN), invalid_bits (U above kMaxUniverse).
 Result<std::uint64_t> fingerprint_universe(std::uint64_t n, double p);

@@ -96,20 +96,21 @@ bool ascending(std::span<const std::uint64_t> values, bool distinct) {
 }  // namespace
 
 FingerprintDirectory::FingerprintDirectory(Hasher hasher, std::uint64_t max_entries)
-    : hasher_(hasher), max_entries_(max_entries), tables_(std::make_unique<Tables>()) {}
+    : hasher_(hasher), cap_{max_entries}, tables_(std::make_unique<Tables>()) {}
 
 FingerprintDirectory::~FingerprintDirectory() = default;
 
 // Checks first, all of them, so that a refused summary changes nothing.
-// too_large also refuses a universe above max_entries * 2^16, whose bucket
-// index (4 bytes per 2^16 fingerprints of a lone peer) would outweigh
-// max_entries entries, and a table of more than 2^32 - 1 entries (all its
+// too_large: over the cap of filters/fingerprint.h (FingerprintCap, the peer
+// listener's bound too), or a table of more than 2^32 - 1 entries (all its
 // peers together: its offsets are 32-bit).
 std::error_code FingerprintDirectory::set(unsigned slot, std::uint64_t universe,
                                           std::span<const std::uint64_t> sorted) {
   if (slot >= kMaxPeers) return FilterErrc::invalid_slot;
   if (universe == 0 || universe > kMaxUniverse) return FilterErrc::invalid_bits;
-  if (sorted.size() > max_entries_ || (universe >> 16) > max_entries_) return FilterErrc::too_large;
+  if (!cap_.holds_entries(sorted.size()) || !cap_.holds_universe(universe)) {
+    return FilterErrc::too_large;
+  }
   if (!ascending(sorted, false)) return FilterErrc::not_ascending;
   if (!sorted.empty() && sorted.back() >= universe) return FilterErrc::position_out_of_range;
 
@@ -157,7 +158,7 @@ std::error_code FingerprintDirectory::apply(unsigned slot,
   if (!added.empty() && added.back() >= current->universe()) {
     return FilterErrc::position_out_of_range;
   }
-  if (held - removed_ranks.size() + added.size() > max_entries_ ||
+  if (!cap_.holds_entries(held - removed_ranks.size() + added.size()) ||
       current->size() - removed_ranks.size() + added.size() > PackedFingerprints::kMaxEntries) {
     return FilterErrc::too_large;
   }

@@ -27,8 +27,8 @@ class FingerprintDirectory {
  public:
   static constexpr unsigned kMaxPeers = 64;
 
-  // Every summary is of keys hashed by `hasher`; a slot holds at most
-  // max_entries fingerprints (the cap a hostile peer cannot pass).
+  // Every summary is of keys hashed by `hasher`; a slot holds what
+  // FingerprintCap{max_entries} holds (the cap a hostile peer cannot pass).
   explicit FingerprintDirectory(Hasher hasher = {},
                                 std::uint64_t max_entries = std::uint64_t{1} << 26);
   ~FingerprintDirectory();
@@ -38,10 +38,10 @@ class FingerprintDirectory {
   // Replaces slot's summary with `sorted` (ascending, repeats allowed, each
   // below universe). All or nothing. Errors: invalid_slot, invalid_bits
   // (universe 0 or above kMaxUniverse), not_ascending, position_out_of_range,
-  // too_large (more than max_entries; also a universe above max_entries * 2^16,
-  // or a shared table passing 2^32 - 1 entries: docs/filters_fingerprint.md).
-  std::error_code set(unsigned slot, std::uint64_t universe,
-                      std::span<const std::uint64_t> sorted);
+  // too_large (over FingerprintCap: more than max_entries, or a universe above
+  // max_entries * 2^16; or a shared table passing 2^32 - 1 entries:
+  // docs/filters_fingerprint.md).
+  std::error_code set(unsigned slot, std::uint64_t universe, std::span<const std::uint64_t> sorted);
   // Removes the elements at `removed_ranks` (ascending, distinct, ranks in the
   // set held before this call), then adds `added` (ascending, repeats allowed,
   // below the slot's universe). All or nothing. Errors: invalid_slot,
@@ -58,16 +58,16 @@ class FingerprintDirectory {
   }
 
   bool has(unsigned slot) const;
-  std::uint64_t universe_of(unsigned slot) const;          // 0 for an empty slot
-  std::uint64_t size_of(unsigned slot) const;              // fingerprints held
+  std::uint64_t universe_of(unsigned slot) const;             // 0 for an empty slot
+  std::uint64_t size_of(unsigned slot) const;                 // fingerprints held
   std::vector<std::uint64_t> sorted_of(unsigned slot) const;  // ascending, repeats kept
-  std::size_t memory_bytes() const;                        // every table, all peers
+  std::size_t memory_bytes() const;                           // every table, all peers
   const Hasher& hasher() const { return hasher_; }
 
  private:
   struct Tables;  // the implementation's
   Hasher hasher_;
-  std::uint64_t max_entries_;
+  FingerprintCap cap_;
   std::unique_ptr<Tables> tables_;
 };
 

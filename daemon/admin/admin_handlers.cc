@@ -105,7 +105,7 @@ awaitable<AdminResponse> purge(AdminContext& context, const AdminRequest& reques
 // POST /peers and DELETE /peers/ID (docs/admin.md): live membership, until
 // the next restart or a reload that changes the same id in the file.
 awaitable<AdminResponse> change_peers(AdminContext& context, const AdminRequest& request,
-                                      const AdminRoute& route) {
+                                      const AdminRoute& route, const config::Config& node) {
   PeerService* peers = context.peers();
   if (peers == nullptr) {
     co_return admin_error(409, "this node runs no cluster: cluster.sharing is \"none\"");
@@ -119,7 +119,8 @@ awaitable<AdminResponse> change_peers(AdminContext& context, const AdminRequest&
       co_return admin_error(415, "the body is a peers[] entry: Content-Type application/json");
     }
     std::string why;
-    auto peer = config::parse_peer_entry(request.body, why);
+    // The config file's rules for an entry, against the config running now.
+    auto peer = config::parse_peer_entry(request.body, node, why);
     if (!peer) co_return admin_error(400, "not a peers[] entry: " + why);
     id = peer->id;
     result = co_await peers->add_peer(std::move(*peer));
@@ -228,7 +229,7 @@ awaitable<AdminResponse> handle_admin(AdminContext& context, const AdminRequest&
   }
   if (route.endpoint == AdminEndpoint::purge) co_return co_await purge(context, request, executor);
   if (route.endpoint == AdminEndpoint::peer_add || route.endpoint == AdminEndpoint::peer_remove) {
-    co_return co_await change_peers(context, request, route);
+    co_return co_await change_peers(context, request, route, settings->config);
   }
   co_return serve(context, route.endpoint, *settings);
 }

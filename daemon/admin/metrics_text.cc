@@ -386,6 +386,12 @@ void write_icp(W& w, const IcpPeerCounters& c) {
   w.single("sumcache_icp_rejected_total", "counter",
            "ICP datagrams dropped: malformed, a reply not echoing its URL, or from a stranger.",
            c.rejected);
+  w.single("sumcache_icp_peers_marked_down_total", "counter",
+           "ICP peers marked down: silent through a query's whole peer_timeout_ms.", c.marked_down);
+  w.family("sumcache_icp_probes_total", "counter",
+           "Down ICP peers probed (one query a second), by whether they answered.");
+  w.sample("sumcache_icp_probes_total", {{"result", "answered"}}, c.probes_answered);
+  w.sample("sumcache_icp_probes_total", {{"result", "unanswered"}}, c.probes_unanswered);
 }
 
 }  // namespace

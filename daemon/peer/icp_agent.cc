@@ -161,7 +161,7 @@ std::optional<std::uint64_t> IcpAgent::Core::begin(const WaiterPtr& w, std::uint
                                                    std::vector<std::uint8_t>& datagram) {
   std::lock_guard lock(mutex);
   w->state = start_icp_query(running ? mask : 0, peers.size());
-  if (!running) w->state.result.timed_out = true;
+  if (!running) w->state.result.timed_out = w->state.result.stopped = true;
   if (w->state.done) return std::nullopt;
   std::uint32_t number = 0;
   do {
@@ -224,6 +224,7 @@ void IcpAgent::Core::stop() {
   while (!pending.empty()) {
     const auto it = pending.begin();
     const std::uint64_t silent = expire_icp_query(it->second->state);
+    it->second->state.result.stopped = true;
     for (std::size_t i = 0; i < peers.size(); ++i) {
       if (silent & (std::uint64_t{1} << i)) bump(peer_counts[i].unanswered);
     }

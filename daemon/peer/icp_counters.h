@@ -43,6 +43,12 @@ constexpr auto icp_counter_fields() {
 
 struct IcpPeerCounters : IcpCountersOf<std::uint64_t> {
   std::string id;  // the peer's id; "" for the totals
+  // The peer service's health rule (docs/icp.md, "Dead peers"), in the totals
+  // only: peers marked down after a query they left unanswered, and the
+  // probes' peers that answered or stayed silent.
+  std::uint64_t marked_down = 0;
+  std::uint64_t probes_answered = 0;
+  std::uint64_t probes_unanswered = 0;
   std::uint64_t replies_received() const {
     return hits_received + misses_received + denied_received;
   }
@@ -50,7 +56,6 @@ struct IcpPeerCounters : IcpCountersOf<std::uint64_t> {
 };
 
 using IcpAtomicCounters = IcpCountersOf<std::atomic<std::uint64_t>>;
-
 
 // Adds `from` into `into`, field by field.
 inline void add_icp_counters(const IcpAtomicCounters& from, IcpPeerCounters& into) {

@@ -24,6 +24,7 @@ IcpReplyEffect record_icp_reply(IcpQueryState& query, std::size_t peer, bool hit
     return IcpReplyEffect::unexpected;
   }
   query.awaiting &= ~bit(peer);
+  query.result.answered |= bit(peer);
   ++query.result.replies;
   if (hit) query.result.hit = peer;
   query.done = hit || query.awaiting == 0;
@@ -42,7 +43,8 @@ std::uint64_t expire_icp_query(IcpQueryState& query) {
   if (query.done) return 0;
   query.done = true;
   query.result.timed_out = true;
-  return std::exchange(query.awaiting, 0);
+  query.result.silent = std::exchange(query.awaiting, 0);
+  return query.result.silent;
 }
 
 }  // namespace sumcache::daemon

@@ -15,6 +15,12 @@ struct IcpQueryResult {
   std::size_t replies = 0;         // replies counted before completion
   std::size_t queried = 0;         // peers the query reached the socket for
   bool timed_out = false;          // completed by the timeout or by stop()
+  bool stopped = false;            // completed by stop(): says nothing of the peers
+  // Bit i: peers[i] answered (anything, counted toward the query); left the
+  // query unanswered until its timeout. A peer the query stopped waiting for
+  // (the first HIT came from another) is in neither.
+  std::uint64_t answered = 0;
+  std::uint64_t silent = 0;
 };
 
 struct IcpQueryState {
@@ -40,7 +46,8 @@ IcpReplyEffect record_icp_reply(IcpQueryState& query, std::size_t peer, bool hit
 // completed the query.
 bool record_icp_send_failure(IcpQueryState& query, std::size_t peer);
 
-// The timeout (or stop()) ends the query; returns the peers that never answered.
+// The timeout (or stop()) ends the query; returns the peers that never answered
+// (also result.silent).
 std::uint64_t expire_icp_query(IcpQueryState& query);
 
 }  // namespace sumcache::daemon

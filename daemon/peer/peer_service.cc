@@ -123,8 +123,7 @@ bool PeerService::start() {
     icp_ = std::make_unique<IcpAgent>(
         io_.get_executor(), asio::ip::udp::endpoint(address, c.icp_port),
         icp_peers(config_.peers, log_),
-        [this](std::string_view url) { return store_.holds(url, store_.hash_key(url)); },
-        log_);
+        [this](std::string_view url) { return store_.holds(url, store_.hash_key(url)); }, log_);
     if (auto iec = icp_->start()) {
       log_.error("cannot start ICP on " + c.peer_listen.address + ":" + std::to_string(c.icp_port) +
                  ": " + iec.message());
@@ -136,7 +135,7 @@ bool PeerService::start() {
       for (const auto& peer : table_.peers()) peer->link.state = PeerState::up;
     }
     table_.refresh_eligible(std::chrono::steady_clock::now(), c.summary_expiry_ms, false);
-    asio::co_spawn(io_, icp_health_loop(), asio::detached);
+    asio::co_spawn(io_, icp_probe_loop(), asio::detached);
   } else {
     return true;
   }
@@ -172,8 +171,9 @@ awaitable<PeerCandidates> PeerService::candidates(std::string_view key,
   const std::uint64_t eligible = table_.eligible();
   if (eligible == 0) co_return out;
   if (icp_) {
-    auto result = co_await icp_->query(std::string(key), timeout_.load(std::memory_order_relaxed),
-                                     eligible);
+    auto result =
+        co_await icp_->query(std::string(key), timeout_.load(std::memory_order_relaxed), eligible);
+    note_icp(~eligible, result);  // the peers not eligible were the down ones
     if (result.hit) {
       if (auto peer = table_.get(*result.hit)) {
         out.order[0] = static_cast<std::uint8_t>(*result.hit);
@@ -218,43 +218,17 @@ awaitable<PeerCandidates> PeerService::candidates(std::string_view key,
   co_return sorted;
 }
 
-awaitable<void> PeerService::icp_health_loop() {
-  asio::steady_timer timer(io_);
-  icp_seen_ = icp_->counters();
-  for (;;) {
-    timer.expires_after(std::chrono::seconds(1));
-    auto [ec] = co_await timer.async_wait(use_nothrow);
-    if (ec || !icp_) co_return;
-    const auto now_counters = icp_->counters();
-    const auto now = std::chrono::steady_clock::now();
-    // ICP peers keep the slots of the config's order: membership is fixed.
-    for (std::size_t i = 0; i < now_counters.size(); ++i) {
-      const auto peer = table_.get(i);
-      if (!peer) continue;
-      const auto& was = icp_seen_[i];
-      const auto& is = now_counters[i];
-      if (is.replies_received() > was.replies_received()) {
-        table_.record_success(*peer);
-      } else if (is.unanswered > was.unanswered) {
-        table_.record_failure(*peer, "ICP queries unanswered", now);
-      } else {
-        std::lock_guard lock(table_.mutex());
-        PeerLink& link = peer->link;
-        if (link.state == PeerState::down && now >= link.retry_at) link.state = PeerState::suspect;
-      }
-    }
-    icp_seen_ = now_counters;
-    table_.refresh_eligible(now, expiry_.load(std::memory_order_relaxed), false);
-  }
-}
-
 void PeerService::report(Peer& peer, PeerOutcome outcome, std::chrono::microseconds rtt,
                          std::string_view error) {
   auto& c = peer.counters;
   c.requests_sent.fetch_add(1, std::memory_order_relaxed);
   switch (outcome) {
-    case PeerOutcome::hit: c.true_hits.fetch_add(1, std::memory_order_relaxed); break;
-    case PeerOutcome::false_hit: c.false_hits.fetch_add(1, std::memory_order_relaxed); break;
+    case PeerOutcome::hit:
+      c.true_hits.fetch_add(1, std::memory_order_relaxed);
+      break;
+    case PeerOutcome::false_hit:
+      c.false_hits.fetch_add(1, std::memory_order_relaxed);
+      break;
     case PeerOutcome::error:
       c.request_errors.fetch_add(1, std::memory_order_relaxed);
       table_.record_failure(peer, "object request: " + std::string(error),
@@ -478,7 +452,11 @@ RefusalCounts PeerService::listener_refusals() const {
 
 std::optional<IcpPeerCounters> PeerService::icp_totals() const {
   if (!icp_) return std::nullopt;
-  return icp_->totals();
+  IcpPeerCounters totals = icp_->totals();
+  totals.marked_down = icp_marked_down_.load(std::memory_order_relaxed);
+  totals.probes_answered = icp_probes_answered_.load(std::memory_order_relaxed);
+  totals.probes_unanswered = icp_probes_unanswered_.load(std::memory_order_relaxed);
+  return totals;
 }
 
 AcceptCounts PeerService::listener_accept_failures() const {

@@ -35,6 +35,7 @@ namespace sumcache::daemon {
 
 class IcpAgent;
 struct IcpPeerCounters;
+struct IcpQueryResult;
 class SummaryListener;
 class SummaryExchange;
 class RedisBus;
@@ -148,10 +149,12 @@ class PeerService {
   std::optional<InvalidationStats> invalidation_stats() const;
 
  private:
-  // ICP has no exchange to learn a peer's health from: every second, a peer
-  // that left queries unanswered and answered none fails once (down after
-  // three), one that answered is up, and a down one is retried after backoff.
-  awaitable<void> icp_health_loop();
+  // ICP peers' health (peer_icp.cc, docs/icp.md "Dead peers"): a peer silent
+  // through a query's window is down at once; the down ones are probed every
+  // kIcpProbeInterval on the peer thread and are up once they answer.
+  std::uint64_t icp_down() const;
+  void note_icp(std::uint64_t down, const IcpQueryResult& result);
+  awaitable<void> icp_probe_loop();
   // On the peer thread.
   MembershipResult add_member(const config::PeerConfig& peer, PeerSource source);
   MembershipResult remove_member(std::string_view id, std::string_view why);
@@ -177,8 +180,11 @@ class PeerService {
   // Peers sending fingerprint summaries (docs/peers.md, "Summary kinds"):
   // beside the Bloom filters, as a rolling change of filter.kind mixes both.
   filters::FingerprintDirectory fingerprints_;
-  // ICP: what each peer had answered at the last health check.
-  std::vector<IcpPeerCounters> icp_seen_;
+  // ICP: peers marked down, and the probes' peers that answered or not.
+  std::atomic<std::uint64_t> icp_marked_down_{0};
+  std::atomic<std::uint64_t> icp_probes_answered_{0};
+  std::atomic<std::uint64_t> icp_probes_unanswered_{0};
+  LogLimiter icp_down_log_;
   asio::io_context io_{1};
   asio::executor_work_guard<asio::io_context::executor_type> guard_;
   std::unique_ptr<SummaryExchange> exchange_;  // summary mode

@@ -80,7 +80,8 @@ void PeerTable::refresh_eligible(SteadyTime now, std::chrono::milliseconds expir
 
 void PeerTable::record_rtt(Peer& peer, std::chrono::microseconds sample) {
   auto& srtt = peer.srtt_us;
-  const auto s = static_cast<std::uint32_t>(std::clamp<std::int64_t>(sample.count(), 1, 60'000'000));
+  const auto s =
+      static_cast<std::uint32_t>(std::clamp<std::int64_t>(sample.count(), 1, 60'000'000));
   const std::uint32_t old = srtt.load(std::memory_order_relaxed);
   srtt.store(old == 0 ? s : old - old / 8 + s / 8, std::memory_order_relaxed);
 }
@@ -102,12 +103,27 @@ void PeerTable::record_failure(Peer& peer, std::string error, SteadyTime now) {
   }
 }
 
-void PeerTable::record_success(Peer& peer) {
+bool PeerTable::mark_down(Peer& peer, std::string error, SteadyTime now) {
   std::lock_guard lock(mutex_);
   PeerLink& l = peer.link;
+  if (l.state == PeerState::down) return false;
+  l.failures = std::max(l.failures, kDownAfter);
+  l.state = PeerState::down;
+  l.down_since = now;
+  l.last_error = std::move(error);
+  if (current(peer))
+    eligible_.fetch_and(~(std::uint64_t{1} << peer.slot), std::memory_order_acq_rel);
+  return true;
+}
+
+bool PeerTable::record_success(Peer& peer) {
+  std::lock_guard lock(mutex_);
+  PeerLink& l = peer.link;
+  const bool was_down = l.state == PeerState::down;
   l.failures = 0;
   l.state = PeerState::up;
   l.retry_at = {};
+  return was_down;
 }
 
 PeerStatusList PeerTable::status(SteadyTime now, std::chrono::milliseconds expiry) const {

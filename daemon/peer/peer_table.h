@@ -61,13 +61,13 @@ struct SquidDigestLink {
 // What the service thread keeps per peer, guarded by PeerTable's mutex.
 struct PeerLink {
   PeerState state = PeerState::down;
-  unsigned failures = 0;           // in a row: pushes and fetches that got no answer
-  SteadyTime retry_at{};           // backoff: no push before this
-  SteadyTime down_since{};         // when it last went down (cluster.peer_grace_ms)
-  bool needs_full = true;          // new, restarted, or reported a gap
-  protocol::PeerSummary summary;   // what the peer last told us
-  SteadyTime summary_at{};         // when its last message arrived (a Squid: its last 200 or 304)
-  SquidDigestLink digest;          // a squid-digest peer's
+  unsigned failures = 0;          // in a row: pushes and fetches that got no answer
+  SteadyTime retry_at{};          // backoff: no push before this
+  SteadyTime down_since{};        // when it last went down (cluster.peer_grace_ms)
+  bool needs_full = true;         // new, restarted, or reported a gap
+  protocol::PeerSummary summary;  // what the peer last told us
+  SteadyTime summary_at{};        // when its last message arrived (a Squid: its last 200 or 304)
+  SquidDigestLink digest;         // a squid-digest peer's
   std::string last_error;
 };
 
@@ -118,7 +118,11 @@ class PeerTable {
   // An exchange with `peer` that got no usable answer: suspect, then down after
   // kDownAfter in a row; pushes back off exponentially; the next push is full.
   void record_failure(Peer& peer, std::string error, SteadyTime now);
-  void record_success(Peer& peer);
+  // Down at once, out of the eligible mask (ICP: docs/icp.md, "Dead peers");
+  // false when it was down already.
+  bool mark_down(Peer& peer, std::string error, SteadyTime now);
+  // Up; true when it was down.
+  bool record_success(Peer& peer);
   static constexpr unsigned kDownAfter = 3;
 
   // Guards every Peer::link and membership; the record_*, add, remove and

@@ -4,6 +4,7 @@
 
 #include "daemon/peer/peer_service.h"
 #include "daemon/peer/summary_exchange.h"
+#include "daemon/redis/redis_backoff.h"
 
 namespace sumcache::daemon {
 
@@ -44,6 +45,8 @@ RedisOptions link_options(const config::RedisConfig& c, const config::Endpoint& 
   o.server_name = c.server_name;
   o.connect_timeout = c.connect_timeout_ms;
   o.command_timeout = c.command_timeout_ms;
+  // Back within the member expiry after an outage, or this node is dropped and added again.
+  o.backoff_max = redis_backoff_max(c.member_expiry_ms);
   return o;
 }
 

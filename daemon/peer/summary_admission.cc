@@ -196,11 +196,19 @@ Verdict check_fixed_header(std::string_view first, std::string_view node,
                   "m of " + std::to_string(h.m) + " bits is over " + std::to_string(max_m) +
                       " (cluster.peer_max_filter_bits)");
   }
-  // entries is the set's size after the message (a full's count): held here.
-  if (fingerprints && h.entries > max_fingerprints) {
+  // entries is the set's size after the message (a full's count): held here,
+  // by the fingerprint directory's own bound, so what passes here is taken there.
+  const filters::FingerprintCap cap{max_fingerprints};
+  if (fingerprints && !cap.holds_entries(h.entries)) {
     return refuse(413, Refusal::too_large,
                   std::to_string(h.entries) + " fingerprints are over " +
                       std::to_string(max_fingerprints) + " (cluster.peer_max_fingerprints)");
+  }
+  if (fingerprints && !cap.holds_universe(h.m)) {
+    return refuse(413, Refusal::too_large,
+                  "universe of " + std::to_string(h.m) + " is over " +
+                      std::to_string(cap.max_universe()) +
+                      " (2^16 x cluster.peer_max_fingerprints)");
   }
   const std::uint64_t bound =
       fingerprints ? fingerprint_payload_bound_for(full, h.m, max_fingerprints, max_changes)

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "daemon/net/asio.h"
+#include "daemon/redis/redis_backoff.h"
 #include "daemon/redis/redis_error.h"
 #include "daemon/redis/redis_reply.h"
 
@@ -37,6 +38,8 @@ struct RedisOptions {
   std::string server_name;
   std::chrono::milliseconds connect_timeout{1000};  // resolve, connect, handshake, AUTH, PING
   std::chrono::milliseconds command_timeout{1000};  // write to last reply, per call
+  // RedisLink's reconnect back-off cap (redis_backoff_max of the member expiry).
+  std::chrono::milliseconds backoff_max = kRedisBackoffMax;
   RedisReplyLimits limits;
 };
 

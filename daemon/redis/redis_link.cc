@@ -95,7 +95,8 @@ struct RedisLink::Impl {
         ++failed;
         self->log_outage("cannot connect (" + ec.message() + "); retrying");
       }
-      self->backoff.expires_after(redis_backoff(attempt++, unit(self->rng)));
+      self->backoff.expires_after(
+          redis_backoff(attempt++, unit(self->rng), self->options.backoff_max));
       co_await self->backoff.async_wait(use_nothrow);
     }
     self->up.store(false);

@@ -1,6 +1,7 @@
 #pragma once
 // A RedisConnection kept up: connected on start, reconnected after any error
-// with backoff (100 ms doubling to 5 s, with jitter), its outage logged once
+// with backoff (100 ms doubling to RedisOptions::backoff_max, at most 5 s,
+// with jitter: redis_backoff.h), its outage logged once
 // per interval with a count and counted. Calls while it is down fail at once
 // with RedisErrc::not_connected: a caller never waits on a Redis that is away
 // (the node serves from its cache and the summaries it holds meanwhile).

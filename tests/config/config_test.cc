@@ -16,7 +16,8 @@ namespace {
 
 std::vector<std::filesystem::path> example_files() {
   std::vector<std::filesystem::path> files;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(SUMCACHE_CONFIG_EXAMPLES_DIR)) {
+  for (const auto& entry :
+       std::filesystem::recursive_directory_iterator(SUMCACHE_CONFIG_EXAMPLES_DIR)) {
     if (entry.path().extension() == ".json") files.push_back(entry.path());
   }
   std::sort(files.begin(), files.end());
@@ -201,17 +202,62 @@ namespace {
 
 // The admin's POST /peers reads an entry by the config file's rules, protocol included.
 TEST(PeerEntry, ReadsTheProtocol) {
+  Config node;
+  node.cluster.sharing = Sharing::summary;
   std::string why;
   const auto squid = parse_peer_entry(
       R"({"id": "squid-1", "host": "10.0.0.9", "http_port": 3128, "protocol": "squid-digest"})",
-      why);
+      node, why);
   ASSERT_TRUE(squid) << why;
   EXPECT_EQ(squid->protocol, PeerProtocol::squid_digest);
-  const auto plain = parse_peer_entry(R"({"id": "edge-2", "host": "10.0.0.8"})", why);
+  const auto plain = parse_peer_entry(R"({"id": "edge-2", "host": "10.0.0.8"})", node, why);
   ASSERT_TRUE(plain) << why;
   EXPECT_EQ(plain->protocol, PeerProtocol::summary);
-  EXPECT_FALSE(parse_peer_entry(R"({"id": "x", "host": "h", "protocol": "icp"})", why));
+  EXPECT_FALSE(parse_peer_entry(R"({"id": "x", "host": "h", "protocol": "icp"})", node, why));
   EXPECT_EQ(why, "$.protocol: must be one of \"summary\", \"squid-digest\" (got \"icp\")");
+}
+
+// One rule for the file and the admin call (config/peer_checks.h): what the file refuses
+// in peers[0] the call refuses at the same field, against the node's config.
+TEST(PeerEntry, RefusesWhatTheConfigFileRefuses) {
+  const std::string node_json =
+      R"("node": {"id": "edge-1"}, "listen": [{"address": "0.0.0.0", "port": 3128}],
+         "cluster": {"sharing": "summary", "secret": "0123456789abcdef0123456789abcdef",
+                     "peer_listen": {"address": "10.0.0.1", "port": 3130}})";
+  const Config node = parse_config("{" + node_json + "}", "node.json");
+  struct Case {
+    const char* entry;
+    const char* field;
+    const char* why;
+  };
+  const Case cases[] = {
+      {R"({"id": "meta", "host": "169.254.169.254"})", ".host",
+       "169.254.169.254 is inside $.access.deny_destinations[0] (169.254.0.0/16)"},
+      {R"({"id": "edge-1", "host": "10.0.0.2"})", ".id", "\"edge-1\" is this node's own id"},
+      // The wildcard proxy listener takes loopback; the peer listener its own address.
+      {R"({"id": "self", "host": "127.0.0.1", "http_port": 3128})", ".http_port",
+       "127.0.0.1 port 3128 is this node's own listener ($.listen[0])"},
+      {R"({"id": "self", "host": "10.0.0.1", "http_port": 3138, "peer_port": 3130})", ".peer_port",
+       "10.0.0.1 port 3130 is this node's own listener ($.cluster.peer_listen)"},
+  };
+  for (const Case& c : cases) {
+    std::string why;
+    EXPECT_FALSE(parse_peer_entry(c.entry, node, why)) << c.entry;
+    EXPECT_EQ(why.rfind(std::string("$") + c.field + ": " + c.why, 0), 0U) << why;
+    try {
+      parse_config("{" + node_json + R"(, "peers": [)" + c.entry + "]}", "file.json");
+      ADD_FAILURE() << "the file took " << c.entry;
+    } catch (const ConfigError& e) {
+      EXPECT_EQ(e.path(), std::string("$.peers[0]") + c.field) << e.what();
+      EXPECT_EQ(e.reason().rfind(c.why, 0), 0U) << e.what();
+    }
+  }
+  // Another node on this host (another port), and a name, are peers.
+  std::string why;
+  EXPECT_TRUE(parse_peer_entry(R"({"id": "b", "host": "127.0.0.1", "http_port": 3138})", node, why))
+      << why;
+  EXPECT_TRUE(parse_peer_entry(R"({"id": "c", "host": "localhost", "http_port": 3128})", node, why))
+      << why;
 }
 
 }  // namespace

@@ -159,6 +159,31 @@ TEST_F(ClusterMembership, AFourthNodeAddedByTheAdminCallJoinsAndLeavesLive) {
   EXPECT_NE(metrics.find("sumcache_peer_joins_refused_total 2\n"), std::string::npos) << metrics;
 }
 
+// POST /peers takes only what the config file would (config/peer_checks.h): a
+// link-local host, or this node's own listener, is a 400 naming the field, and
+// nothing joins.
+TEST_F(ClusterMembership, TheAdminCallRefusesPeersTheConfigFileRefuses) {
+  ASSERT_TRUE(start_cluster({.nodes = 2}));
+  const auto link_local =
+      admin(0, "/peers", "POST", R"({"id": "metadata", "host": "169.254.169.254"})", true);
+  EXPECT_EQ(link_local.status, 400U) << link_local.body;
+  EXPECT_NE(link_local.body.find("$.host: 169.254.169.254 is inside $.access.deny_destinations"),
+            std::string::npos)
+      << link_local.body;
+  const auto& a = nodes_[0];
+  const std::string self = R"({"id": "itself", "host": ")" + a.address + R"(", "http_port": )" +
+                           std::to_string(a.http_port) + "}";
+  const auto own = admin(0, "/peers", "POST", self, true);
+  EXPECT_EQ(own.status, 400U) << own.body;
+  EXPECT_NE(own.body.find("$.http_port: " + a.address + " port " + std::to_string(a.http_port) +
+                          " is this node's own listener ($.listen[0])"),
+            std::string::npos)
+      << own.body;
+  const json peers = peers_of(0);
+  EXPECT_EQ(peers["peers"].size(), 1U) << peers.dump();
+  EXPECT_NE(admin(0, "/metrics").body.find("sumcache_peers_joined_total 0\n"), std::string::npos);
+}
+
 TEST_F(ClusterMembership, AnUnknownNodeWithTheRightSecretIsRefusedWithAStaticList) {
   ASSERT_TRUE(start_cluster({.nodes = 3, .late_nodes = 1}));
   ASSERT_TRUE(start_node(2));  // node-c names a and b, with the cluster's secret

@@ -272,6 +272,31 @@ TEST_F(ClusterRedis, RedisKilledAndRestartedFailsNoRequestAndSummariesCatchUp) {
   EXPECT_NE(log_of(1).find("redis"), std::string::npos);
 }
 
+// A long outage backs every link off to its cap, and a Redis restarted empty
+// has lost every member record. The cap is below member_expiry_ms
+// (daemon/redis/redis_backoff.h), so each node writes its record again before
+// the first node back may drop anyone: nobody leaves, nobody joins again.
+TEST_F(ClusterRedis, RedisRestartedEmptyAfterALongOutageDropsNoNode) {
+  ASSERT_TRUE(start_redis_cluster(3));
+  ASSERT_TRUE(wait_for_members());
+  redis_[0]->stop();
+  // Long enough for every link's back-off to reach its cap (5 s without one).
+  std::this_thread::sleep_for(8s);
+  ASSERT_EQ(redis_[0]->restart(), "");
+  const std::string up =
+      R"(sumcache_redis_up{server="127.0.0.1:)" + std::to_string(redis_[0]->port()) + R"("})";
+  for (std::size_t node = 0; node < 3; ++node) {
+    EXPECT_TRUE(wait_for_metric(node, up, 1, 10s)) << log_of(node);
+  }
+  // Three member expiries after the last node is back: any drop has happened.
+  std::this_thread::sleep_for(3s);
+  for (std::size_t node = 0; node < 3; ++node) {
+    EXPECT_EQ(metric(node, "sumcache_peers_left_total"), 0) << log_of(node);
+    EXPECT_EQ(metric(node, "sumcache_peers_joined_total"), 2) << log_of(node);
+    EXPECT_EQ(count_matches(log_of(node), "no heartbeat in redis"), 0U) << log_of(node);
+  }
+}
+
 TEST_F(ClusterRedis, ForgedMessagesAndMemberRecordsAreRefusedAndCounted) {
   ASSERT_TRUE(start_redis_cluster(3));
   ASSERT_TRUE(wait_for_members());

@@ -133,5 +133,41 @@ TEST_F(Cluster, IcpModeFetchesFromThePeerThatAnsweredHit) {
   EXPECT_EQ(origin_.log().count("/obj/icp"), 1U);
 }
 
+// A dead ICP peer (a port nobody answers on) is marked down after the first
+// query it leaves unanswered and probed in the background (docs/icp.md, "Dead
+// peers"): it costs one miss a peer_timeout_ms (1 s here), not one per miss
+// until failures add up. Back, it answers a probe, is up, and is asked again.
+TEST_F(Cluster, IcpModeADeadPeerCostsOneSlowMissAndIsAskedAgainOnceBack) {
+  ASSERT_TRUE(start_cluster({.nodes = 2, .sharing = "icp"}));
+  kill_node(1);
+  int slow = 0;
+  for (int i = 0; i < 8; ++i) {
+    const auto started = std::chrono::steady_clock::now();
+    ASSERT_EQ(fetch(0, "/obj/icp-dead-" + std::to_string(i) + "?max_age=600").status, 200U);
+    if (std::chrono::steady_clock::now() - started >= std::chrono::milliseconds(800)) ++slow;
+    std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  }
+  EXPECT_EQ(slow, 1);
+  const std::string metrics = admin(0, "/metrics").body;
+  EXPECT_NE(metrics.find("\nsumcache_icp_peers_marked_down_total 1\n"), std::string::npos)
+      << metrics;
+  EXPECT_EQ(metrics.find("\nsumcache_icp_probes_total{result=\"unanswered\"} 0\n"),
+            std::string::npos)
+      << metrics;
+  EXPECT_NE(log_of(0).find("icp: peer node-b marked down"), std::string::npos) << log_of(0);
+
+  ASSERT_TRUE(start_node(1));
+  fetch(1, "/obj/icp-back?max_age=600&size=1000");  // cached at node-b
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (std::chrono::steady_clock::now() < deadline &&
+         admin(0, "/peers").body.find(R"("state": "up")") == std::string::npos) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_NE(log_of(0).find("icp: peer node-b answered a probe: up"), std::string::npos)
+      << log_of(0);
+  EXPECT_EQ(x_cache(fetch(0, "/obj/icp-back?max_age=600&size=1000")), "PEER-HIT");
+  EXPECT_EQ(origin_.log().count("/obj/icp-back"), 1U);
+}
+
 }  // namespace
 }  // namespace sumcache::testing

@@ -8,6 +8,7 @@
 #include "daemon/peer/peer_http.h"
 #include "filters/bloom_filter.h"
 #include "filters/fingerprint.h"
+#include "filters/fingerprint_directory.h"
 #include "protocol/encode.h"
 #include "protocol/invalidation_message.h"
 #include "protocol/message_bounds.h"
@@ -231,6 +232,29 @@ TEST_F(FixedHeader, AFingerprintSetOverTheCapOrTheUniverseLimitIs413) {
   v = check_fixed_header(first, "node-b", length, 1 << 20, kChanges, facts_, 1024);
   EXPECT_EQ(v.status, 413U);
   EXPECT_EQ(v.reason, Refusal::too_large);
+}
+
+// One bound for both (filters::FingerprintCap): a fingerprint set the head
+// admits is one the directory holds, and one it refuses the directory would
+// refuse, at the cap itself (inclusive) and on either side of it.
+TEST_F(FixedHeader, TheHeadAdmitsExactlyWhatTheFingerprintDirectoryHolds) {
+  constexpr std::uint64_t kCap = 1024;
+  filters::FingerprintDirectory directory({}, kCap);
+  for (const std::uint64_t universe : {kCap * 1000, (kCap << 16) - 1, kCap << 16, (kCap << 16) + 1,
+                                       (kCap + 1) << 16, std::uint64_t{1} << 30}) {
+    for (const std::uint64_t entries : {kCap - 1, kCap, kCap + 1}) {
+      std::uint64_t length = 0;
+      const std::string first = fingerprint_header(protocol::MessageKind::fingerprint_full,
+                                                   universe, entries, 100, length);
+      const bool admitted =
+          !check_fixed_header(first, "node-b", length, 1 << 20, kChanges, facts_, kCap);
+      std::vector<std::uint64_t> sorted(entries);
+      for (std::uint64_t i = 0; i < entries; ++i) sorted[i] = i * (universe / entries);
+      const bool held = !directory.set(0, universe, sorted);
+      EXPECT_EQ(admitted, held) << entries << " fingerprints in a universe of " << universe;
+      if (entries <= kCap && universe <= kCap << 16) EXPECT_TRUE(held) << universe;
+    }
+  }
 }
 
 TEST(FingerprintBounds, TheListenersBoundAdmitsEitherKindAtTheCap) {

@@ -1,4 +1,5 @@
-// The reconnect wait of RedisLink: 100 ms doubling to 5 s, jittered within [half, all].
+// The reconnect wait of RedisLink: 100 ms doubling to its cap (at most 5 s, a
+// quarter of the member expiry), jittered within [half, all].
 
 #include "daemon/redis/redis_backoff.h"
 
@@ -23,6 +24,29 @@ TEST(RedisBackoff, JitterNeverWaitsLessThanHalf) {
   EXPECT_EQ(redis_backoff(40, 0.0), milliseconds(2500));
   EXPECT_EQ(redis_backoff(2, -1.0), milliseconds(200));  // out-of-range draws are clamped
   EXPECT_EQ(redis_backoff(2, 7.0), milliseconds(400));
+}
+
+// The cap is below the member expiry, so a node back after Redis restarted
+// empty heartbeats before the others may drop it (cluster.redis.member_expiry_ms).
+TEST(RedisBackoff, TheCapIsAQuarterOfTheMemberExpiryWithinItsBounds) {
+  EXPECT_EQ(redis_backoff_max(milliseconds(5000)), milliseconds(1250));  // the default expiry
+  EXPECT_EQ(redis_backoff_max(milliseconds(1000)), milliseconds(250));
+  EXPECT_EQ(redis_backoff_max(milliseconds(200)), milliseconds(100));         // the least expiry
+  EXPECT_EQ(redis_backoff_max(milliseconds(3'600'000)), milliseconds(5000));  // the most
+  for (const auto expiry : {milliseconds(200), milliseconds(1000), milliseconds(5000),
+                            milliseconds(20'000), milliseconds(3'600'000)}) {
+    const auto cap = redis_backoff_max(expiry);
+    for (unsigned attempt = 0; attempt < 64; ++attempt) {
+      EXPECT_LE(redis_backoff(attempt, 0.999999, cap), cap);
+      EXPECT_LT(redis_backoff(attempt, 0.999999, cap), expiry);
+    }
+  }
+}
+
+TEST(RedisBackoff, DoublesUpToTheCapGiven) {
+  EXPECT_EQ(redis_backoff(1, 0.999999, milliseconds(250)), milliseconds(199));
+  EXPECT_EQ(redis_backoff(2, 0.999999, milliseconds(250)), milliseconds(249));
+  EXPECT_EQ(redis_backoff(30, 0.0, milliseconds(250)), milliseconds(125));
 }
 
 }  // namespace
