@@ -35,7 +35,9 @@ void Store::cap_variants(Shard& s, const filters::Hash128& hash, std::string_vie
   over -= options_.max_variants_per_key;
   for (; over > 0; --over) {
     const EntryRef victim = s.index.least_recent_variant(hash);
-    if (!writer_) static_cast<void>(remove_file(path_of(hash, s.index.at(victim).variant_hash)));
+    if (options_.disk_enabled && !writer_) {
+      static_cast<void>(remove_file(path_of(hash, s.index.at(victim).variant_hash)));
+    }
     erase_entry(s, victim);
     bump(counters_.variants_evicted);
   }

@@ -35,11 +35,12 @@ StoreOptions grouped(StoreOptions o, std::uint32_t max_variants = 200) {
   return o;
 }
 
+using Values = std::map<std::string, std::string, std::less<>>;
+
 // A request: its variant under each group, as the cache's RequestVariants.
 class Request final : public VariantSelector {
  public:
-  explicit Request(std::map<std::string, std::string, std::less<>> values)
-      : values_(std::move(values)) {}
+  explicit Request(Values values) : values_(std::move(values)) {}
   bool select(std::string_view group, std::string& variant) override {
     ++asked;
     if (group.empty()) {
@@ -54,7 +55,7 @@ class Request final : public VariantSelector {
   int asked = 0;
 
  private:
-  std::map<std::string, std::string, std::less<>> values_;
+  Values values_;
 };
 
 std::vector<std::string> lookup(Store& store, std::string_view key, Request request) {
@@ -74,15 +75,15 @@ TEST(StoreVariants, ALookupBuildsOneVariantPerGroupAndFindsItByHash) {
     ASSERT_FALSE(
         store->insert(make_object(*store, "http://a/", "body" + std::to_string(i), ua(i))));
   }
-  Request request({{"ua", "agent-17"}});
+  Request request(Values{{"ua", "agent-17"}});
   std::vector<ObjectPtr> found;
   store->find("http://a/", store->hash_key("http://a/"), request, found, nullptr);
   ASSERT_EQ(found.size(), 1U);
   EXPECT_EQ(*found[0]->body, "body17");
   EXPECT_EQ(request.asked, 1);  // one group, one variant built: not one per stored variant
-  EXPECT_TRUE(lookup(*store, "http://a/", Request({{"ua", "agent-50"}})).empty());
-  EXPECT_TRUE(lookup(*store, "http://a/", Request({})).empty());
-  EXPECT_TRUE(lookup(*store, "http://b/", Request({{"ua", "agent-1"}})).empty());
+  EXPECT_TRUE(lookup(*store, "http://a/", Request(Values{{"ua", "agent-50"}})).empty());
+  EXPECT_TRUE(lookup(*store, "http://a/", Request(Values{})).empty());
+  EXPECT_TRUE(lookup(*store, "http://b/", Request(Values{{"ua", "agent-1"}})).empty());
   EXPECT_EQ(store->stats().misses, 3U);
 }
 
@@ -93,13 +94,13 @@ TEST(StoreVariants, VariantsUnderDifferentFieldListsAreEachFound) {
   ASSERT_FALSE(store->insert(make_object(*store, "http://a/", "plain")));
   ASSERT_FALSE(store->insert(make_object(*store, "http://a/", "by-ua", "ua=x")));
   ASSERT_FALSE(store->insert(make_object(*store, "http://a/", "by-origin", "origin=o")));
-  EXPECT_EQ(lookup(*store, "http://a/", Request({{"ua", "x"}, {"origin", "o"}})),
+  EXPECT_EQ(lookup(*store, "http://a/", Request(Values{{"ua", "x"}, {"origin", "o"}})),
             (std::vector<std::string>{"", "origin=o", "ua=x"}));
-  EXPECT_EQ(lookup(*store, "http://a/", Request({{"ua", "y"}, {"origin", "o"}})),
+  EXPECT_EQ(lookup(*store, "http://a/", Request(Values{{"ua", "y"}, {"origin", "o"}})),
             (std::vector<std::string>{"", "origin=o"}));
   ASSERT_TRUE(store->remove_variant("http://a/", ""));
   ASSERT_TRUE(store->remove_variant("http://a/", "origin=o"));
-  EXPECT_EQ(lookup(*store, "http://a/", Request({{"ua", "x"}, {"origin", "o"}})),
+  EXPECT_EQ(lookup(*store, "http://a/", Request(Values{{"ua", "x"}, {"origin", "o"}})),
             (std::vector<std::string>{"ua=x"}));
   expect_filter_matches_index(*store);
 }
@@ -114,12 +115,12 @@ TEST(StoreVariants, PastTheCapTheLeastRecentlyUsedVariantGoesCountedAndLogged) {
   }
   ASSERT_FALSE(store->insert(make_object(*store, "http://other/", "b", ua(0))));
   // agent-0 is used: agent-1 is now the least recently used.
-  EXPECT_EQ(lookup(*store, "http://a/", Request({{"ua", "agent-0"}})),
+  EXPECT_EQ(lookup(*store, "http://a/", Request(Values{{"ua", "agent-0"}})),
             (std::vector<std::string>{ua(0)}));
   ASSERT_FALSE(store->insert(make_object(*store, "http://a/", "b", ua(3))));
-  EXPECT_TRUE(lookup(*store, "http://a/", Request({{"ua", "agent-1"}})).empty());
+  EXPECT_TRUE(lookup(*store, "http://a/", Request(Values{{"ua", "agent-1"}})).empty());
   for (int i : {0, 2, 3}) {
-    EXPECT_EQ(lookup(*store, "http://a/", Request({{"ua", "agent-" + std::to_string(i)}})),
+    EXPECT_EQ(lookup(*store, "http://a/", Request(Values{{"ua", "agent-" + std::to_string(i)}})),
               (std::vector<std::string>{ua(i)}));
   }
   EXPECT_EQ(store->stats().variants_evicted, 1U);
@@ -146,7 +147,7 @@ TEST(StoreVariants, ACapOfOneReplacesTheVariantAndKeepsTheKey) {
   auto store = open_store(grouped(memory_options(), 1));
   ASSERT_FALSE(store->insert(make_object(*store, "http://a/", "1", ua(1))));
   ASSERT_FALSE(store->insert(make_object(*store, "http://a/", "2", ua(2))));
-  EXPECT_EQ(lookup(*store, "http://a/", Request({{"ua", "agent-2"}})),
+  EXPECT_EQ(lookup(*store, "http://a/", Request(Values{{"ua", "agent-2"}})),
             (std::vector<std::string>{ua(2)}));
   EXPECT_EQ(store->stats().objects, 1U);
   EXPECT_EQ(store->filter_stats().entries, 1U);
@@ -185,7 +186,7 @@ TEST(StoreVariants, ARestartUnderALowerCapKeepsTheNewestVariants) {
     const bool kept = i >= 4;
     EXPECT_EQ(std::filesystem::exists(path_for(*store, dir.path(), "http://a/", ua(i))), kept) << i;
     std::vector<ObjectPtr> found;
-    Request request({{"ua", "agent-" + std::to_string(i)}});
+    Request request(Values{{"ua", "agent-" + std::to_string(i)}});
     store->find("http://a/", store->hash_key("http://a/"), request, found, nullptr);
     ASSERT_EQ(found.size(), kept ? 1U : 0U) << i;
     if (kept) {
@@ -208,7 +209,7 @@ TEST(StoreVariants, ADiskOnlyLookupListsOnlyTheSelectedVariant) {
   auto store = open_store(grouped(disk_options(dir.path())));
   std::vector<ObjectPtr> found;
   std::vector<DiskCandidate> on_disk;
-  Request request({{"ua", "agent-7"}});
+  Request request(Values{{"ua", "agent-7"}});
   store->find("http://a/", store->hash_key("http://a/"), request, found, &on_disk);
   EXPECT_TRUE(found.empty());
   ASSERT_EQ(on_disk.size(), 1U);
