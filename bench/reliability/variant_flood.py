@@ -121,10 +121,11 @@ def main():
                 sent += 1
             took = time.monotonic() - start
             conn.close()
+            in_memory = metric(admin, 'sumcache_store_objects{tier="memory"}')
+            evicted = metric(admin, "sumcache_store_variants_evicted_total")
             print(f"flood: {sent} variants of one URL in {took:.1f} s "
-                  f"({sent / took:,.0f} misses/s); store objects "
-                  f"{metric(admin, 'sumcache_store_objects{tier=\"memory\"}')} in memory, "
-                  f"variants evicted {metric(admin, 'sumcache_store_variants_evicted_total')}")
+                  f"({sent / took:,.0f} misses/s); {in_memory} objects in memory, "
+                  f"variants evicted: {evicted}")
 
             recent = f"agent-{sent - 1}"
             lat, bad = timed_hits(port, flood, recent, args.seconds)
