@@ -40,6 +40,10 @@ struct CacheConfig {
   bool tag_header_pass = false;
   std::uint32_t max_tags_per_object = 64;
   std::uint64_t tag_index_max_entries = 1'000'000;
+  // Variants (responses under one URL told apart by Vary) one URL may hold;
+  // past it the least recently used goes (docs/store.md, "Variants"). 200 is
+  // what Fastly keeps per object.
+  std::uint32_t max_variants_per_key = 200;
   // Targeted cache-control fields (RFC 9213) this cache obeys over
   // Cache-Control and Expires, first in the list first; empty: none.
   std::vector<std::string> targeted_fields{"CDN-Cache-Control"};

@@ -74,6 +74,7 @@ Json write_cache(const CacheConfig& c) {
           {"tag_header_pass", c.tag_header_pass},
           {"max_tags_per_object", c.max_tags_per_object},
           {"tag_index_max_entries", c.tag_index_max_entries},
+          {"max_variants_per_key", c.max_variants_per_key},
           {"targeted_fields", c.targeted_fields}};
 }
 

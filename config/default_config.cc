@@ -56,6 +56,7 @@ std::string default_config_json() {
     "tag_header_pass": false,
     "max_tags_per_object": 64,
     "tag_index_max_entries": 1000000,
+    "max_variants_per_key": 200,
     "targeted_fields": ["CDN-Cache-Control"]
   },
   "filter": {

@@ -108,6 +108,8 @@ void read_cache(ObjectReader& r, CacheConfig& out) {
   r.read("tag_header_pass", out.tag_header_pass);
   r.read_integer("max_tags_per_object", out.max_tags_per_object, 1, 1024);
   r.read_integer("tag_index_max_entries", out.tag_index_max_entries, 0, std::int64_t{1} << 32);
+  // 10,000: the store's kMaxVariantsPerKey (a new variant's insert walks the key's).
+  r.read_integer("max_variants_per_key", out.max_variants_per_key, 1, 10'000);
   read_targeted_fields(r, out.targeted_fields);
 }
 

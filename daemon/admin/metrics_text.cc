@@ -119,6 +119,9 @@ void write_store(W& w, const StatsSnapshot& s) {
   w.family("sumcache_store_evictions_total", "counter", "Objects evicted to stay in budget.");
   w.sample("sumcache_store_evictions_total", {{"tier", "memory"}}, st.memory_evictions);
   w.sample("sumcache_store_evictions_total", {{"tier", "disk"}}, st.disk_evictions);
+  w.single("sumcache_store_variants_evicted_total", "counter",
+           "Variants evicted because their URL held cache.max_variants_per_key.",
+           st.variants_evicted);
   w.single("sumcache_store_tag_entries", "gauge",
            "(tag, object) pairs in the tag index (cache.tag_index_max_entries bounds them).",
            st.tag_pairs);

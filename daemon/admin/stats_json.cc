@@ -51,6 +51,7 @@ json store_json(const StatsSnapshot& s) {
   const StoreStats& st = s.store;
   return {{"keys", st.keys},
           {"objects", st.objects},
+          {"variants_evicted", st.variants_evicted},
           {"memory",
            {{"objects", st.memory_objects},
             {"bytes", st.memory_bytes},

@@ -6,6 +6,7 @@
 #include "daemon/app/server.h"
 #include "daemon/cache/cache_service.h"
 #include "daemon/cache/squid_digest_service.h"
+#include "daemon/http/vary.h"
 #include "daemon/log/access_log.h"
 #include "daemon/log/logger.h"
 #include "daemon/peer/peer_service.h"
@@ -22,7 +23,8 @@ Result<filters::BloomParams> filter_params(const config::Config& config) {
   const auto& f = config.filter;
   const std::uint64_t n = config::filter_expected_entries(config);
   if (f.target_fpr <= 0) return filters::params_for_load(n, f.bits_per_entry, f.hashes);
-  if (f.objective == config::FilterObjective::memory) return filters::optimal_params(n, f.target_fpr);
+  if (f.objective == config::FilterObjective::memory)
+    return filters::optimal_params(n, f.target_fpr);
   auto wire = protocol::wire_optimal(n, f.target_fpr);
   if (!wire) return wire.error();
   return wire->params;
@@ -58,6 +60,8 @@ StoreOptions store_options(const config::Config& config, filters::BloomParams pa
   o.tags = {config.cache.tag_header, config.cache.max_tags_per_object,
             protocol::kMaxInvalidationTagBytes};
   o.max_tag_pairs = config.cache.tag_index_max_entries;
+  o.max_variants_per_key = config.cache.max_variants_per_key;
+  o.variant_group = [](std::string_view variant) { return vary_fields(variant); };
   o.log = [&log](std::string_view message) { log.warn(message); };
   return o;
 }
@@ -95,7 +99,8 @@ int run_daemon(config::Config config, const std::string& config_path) {
   log.info(banner);
   const auto params = filter_params(config);
   if (!params) {
-    log.error("filter: no parameters for " + std::to_string(config::filter_expected_entries(config)) +
+    log.error("filter: no parameters for " +
+              std::to_string(config::filter_expected_entries(config)) +
               " entries from the filter section: " + params.error().message());
     return 1;
   }

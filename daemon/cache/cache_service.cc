@@ -53,7 +53,8 @@ awaitable<unsigned> CacheService::serve(
   // The headers beside the MAC are not signed (docs/protocol.md): the store-only
   // promise does not rest on the request's own only-if-cached.
   if (peer == PeerScope::store_only) r.directives.only_if_cached = true;
-  r.conditional = has_field(r.headers, "If-None-Match") || has_field(r.headers, "If-Modified-Since");
+  r.conditional =
+      has_field(r.headers, "If-None-Match") || has_field(r.headers, "If-Modified-Since");
   r.ranged = has_field(r.headers, "Range");
   r.from_peer = peer != PeerScope::none || has_field(r.headers, kPeerRequestHeader);
   r.hash = store_.hash_key(route.cache_key);
@@ -92,11 +93,37 @@ awaitable<unsigned> CacheService::serve(
   co_return co_await fetch(r, nullptr, true);
 }
 
+namespace {
+
+// The request's secondary key under each group of stored variants (RFC 9111
+// §4.1; a group is the Vary field names, vary_fields): the store looks each
+// one up by its hash. "" for the group of responses without Vary.
+class RequestVariants final : public VariantSelector {
+ public:
+  explicit RequestVariants(const HeaderList& request) : request_(request) {}
+  bool select(std::string_view group, std::string& variant) override {
+    if (group.empty()) {
+      variant.clear();
+      return true;
+    }
+    auto key = secondary_key(group, request_);
+    if (!key) return false;
+    variant = std::move(*key);
+    return true;
+  }
+
+ private:
+  const HeaderList& request_;
+};
+
+}  // namespace
+
 std::optional<Candidate> CacheService::find_candidate(const CacheRequest& r,
                                                       std::vector<DiskCandidate>& on_disk) {
   // Reused by every lookup on this thread: a memory hit allocates nothing once warm.
   thread_local std::vector<ObjectPtr> variants;
-  store_.find(r.route.cache_key, r.hash, variants, &on_disk);
+  RequestVariants select(r.headers);
+  store_.find(r.route.cache_key, r.hash, select, variants, &on_disk);
   return pick_variant(r, variants);
 }
 
@@ -114,7 +141,8 @@ awaitable<std::optional<Candidate>> CacheService::find_on_disk(const CacheReques
 
 // The variant the request's Vary fields select, the most recent when several
 // do (RFC 9111 §4: an origin that changed its Vary leaves older variants
-// behind); empties `variants`, so that it keeps no object alive.
+// behind, at most one per Vary list); empties `variants`, so that it keeps
+// no object alive. The store found them by hash: each is checked whole here.
 std::optional<Candidate> CacheService::pick_variant(const CacheRequest& r,
                                                     std::vector<ObjectPtr>& variants) {
   std::optional<Candidate> found;
@@ -217,10 +245,12 @@ awaitable<unsigned> CacheService::fetch(CacheRequest& r, const Candidate* stale,
     if (auto served = co_await fetch_from_peers(r)) co_return *served;
     if (auto served = co_await fetch_from_owner(r)) co_return *served;
   }
-  UpstreamRequest up{r.route.upstream, r.worker.tls_server_name,
-                     make_upstream_head(r.parser.get().base(), r.parser.chunked(), r.route,
-                                        r.settings, r.client),
-                     r.head_method, {}};
+  UpstreamRequest up{
+      r.route.upstream,
+      r.worker.tls_server_name,
+      make_upstream_head(r.parser.get().base(), r.parser.chunked(), r.route, r.settings, r.client),
+      r.head_method,
+      {}};
   auto [ec, res] = co_await exchange_with_upstream(r.worker, limits, up, &r.client, &r.parser);
   if (ec) {
     count_upstream_failure(r.worker, ec);
@@ -245,7 +275,10 @@ awaitable<unsigned> CacheService::relay_and_store(CacheRequest& r,
                                                   CacheResult result, bool store) {
   const auto& limits = r.settings.config.limits;
   auto& msg = res->parser->get();
-  ResponseFacts facts{static_cast<int>(msg.result_int()), std::string(msg.reason()), to_header_list(msg.base()), {},
+  ResponseFacts facts{static_cast<int>(msg.result_int()),
+                      std::string(msg.reason()),
+                      to_header_list(msg.base()),
+                      {},
                       exchange_times(res->request_time, res->response_time)};
   auto chosen = choose_response_directives(facts.fields, r.settings.config.cache.targeted_fields);
   facts.directives = std::move(chosen.directives);
@@ -319,8 +352,8 @@ void CacheService::invalidate_after_unsafe(std::string_view method, const Route&
   if (!result.content_location.empty()) {
     response.push_back({"Content-Location", result.content_location});
   }
-  for (const auto& key : invalidation_keys(method,
-                                           static_cast<int>(result.status), route.uri, response)) {
+  for (const auto& key :
+       invalidation_keys(method, static_cast<int>(result.status), route.uri, response)) {
     purge(key);
   }
 }

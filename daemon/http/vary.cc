@@ -69,6 +69,18 @@ std::optional<std::string> secondary_key(std::string_view vary, const HeaderList
   return key;
 }
 
+std::string vary_fields(std::string_view stored_key) {
+  std::string fields;
+  while (!stored_key.empty()) {
+    const std::size_t end = std::min(stored_key.find('\n'), stored_key.size());
+    const std::string_view line = stored_key.substr(0, end);
+    if (!fields.empty()) fields += ", ";
+    fields += line.substr(0, line.find(':'));
+    stored_key.remove_prefix(std::min(end + 1, stored_key.size()));
+  }
+  return fields;
+}
+
 bool vary_matches(std::string_view vary, std::string_view stored_key, const HeaderList& request) {
   const auto key = secondary_key(vary, request);
   return key && *key == stored_key;

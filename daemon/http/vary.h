@@ -30,6 +30,13 @@ std::optional<std::string> secondary_key(std::string_view vary, const HeaderList
 // and whose secondary key, computed when it was stored, is `stored_key`.
 bool vary_matches(std::string_view vary, std::string_view stored_key, const HeaderList& request);
 
+// The field names a secondary key was built from, as a Vary field value
+// ("name, name"): secondary_key() under it gives any request the key it
+// would have under the stored response's own Vary. The store groups a key's
+// variants by it, so that a lookup builds one key per group, never one per
+// variant (docs/store.md, "Variants").
+std::string vary_fields(std::string_view stored_key);
+
 // Whether a Vary field value contains "*".
 bool vary_is_star(std::string_view vary);
 

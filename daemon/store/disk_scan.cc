@@ -33,9 +33,13 @@ Result<DiskRecord> check_file(const std::string& path, const ObjectName& name,
   if (verify_bodies) {
     if (auto ec = verify_object_file(*file)) return ec;
   }
-  return DiskRecord{
-      name.hash,  name.variant_hash,           p.file_bytes(),
-      p.sequence, std::move(file->header.key), object_tags(file->header.head, tag_rules)};
+  return DiskRecord{name.hash,
+                    name.variant_hash,
+                    p.file_bytes(),
+                    p.sequence,
+                    std::move(file->header.key),
+                    std::move(file->header.variant),
+                    object_tags(file->header.head, tag_rules)};
 }
 
 }  // namespace

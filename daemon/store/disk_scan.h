@@ -20,8 +20,9 @@ struct DiskRecord {
   std::uint64_t variant_hash = 0;
   std::uint64_t file_bytes = 0;
   std::uint64_t sequence = 0;
-  std::string key;  // for the key names of prefix purges
-  ObjectTags tags;  // from the stored head, so that a restart keeps the tag index
+  std::string key;      // for the key names of prefix purges
+  std::string variant;  // for its group (StoreOptions::variant_group)
+  ObjectTags tags;      // from the stored head, so that a restart keeps the tag index
 };
 
 struct DiskScan {

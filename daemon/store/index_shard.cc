@@ -13,6 +13,35 @@ EntryRef IndexShard::find(const filters::Hash128& key, std::uint64_t variant_has
   return ref;
 }
 
+EntryRef IndexShard::use(const filters::Hash128& key, std::uint64_t variant_hash) {
+  if (slots_.empty()) return kNoEntry;
+  const std::size_t slot = probe(key);
+  EntryRef prev = kNoEntry;
+  EntryRef ref = slots_[slot];
+  while (ref != kNoEntry && at(ref).variant_hash != variant_hash) {
+    prev = ref;
+    ref = at(ref).next_variant;
+  }
+  if (ref != kNoEntry && prev != kNoEntry) {
+    at(prev).next_variant = at(ref).next_variant;
+    at(ref).next_variant = slots_[slot];
+    slots_[slot] = ref;
+  }
+  return ref;
+}
+
+EntryRef IndexShard::least_recent_variant(const filters::Hash128& key) const {
+  EntryRef ref = first_variant(key);
+  while (ref != kNoEntry && at(ref).next_variant != kNoEntry) ref = at(ref).next_variant;
+  return ref;
+}
+
+std::size_t IndexShard::variant_count(const filters::Hash128& key) const {
+  std::size_t n = 0;
+  for (EntryRef ref = first_variant(key); ref != kNoEntry; ref = at(ref).next_variant) ++n;
+  return n;
+}
+
 std::size_t IndexShard::probe(const filters::Hash128& key) const {
   const std::size_t mask = slots_.size() - 1;
   std::size_t slot = home_slot(key);
@@ -20,15 +49,24 @@ std::size_t IndexShard::probe(const filters::Hash128& key) const {
   return slot;
 }
 
-IndexShard::Added IndexShard::add(const filters::Hash128& key, std::uint64_t variant_hash) {
+IndexShard::Added IndexShard::add(const filters::Hash128& key, std::uint64_t variant_hash,
+                                  std::string_view group) {
   if ((keys_ + 1) * 4 > slots_.size() * 3) grow_table();
   const EntryRef ref = allocate();
   IndexEntry& e = at(ref);
   e.key_hash = key;
   e.variant_hash = variant_hash;
+  e.group = groups_.acquire(group);
   const std::size_t slot = probe(key);
   const bool new_key = slots_[slot] == kNoEntry;
-  e.next_variant = slots_[slot];  // new variants go first: the chain has no order
+  if (!new_key) {
+    // The siblings are counted only when the key first gets a second group.
+    const EntryRef first = slots_[slot];
+    const std::size_t siblings =
+        groups_.mixed(key) == nullptr && at(first).group != e.group ? variant_count(key) : 1;
+    groups_.joined(key, e.group, at(first).group, siblings);
+  }
+  e.next_variant = slots_[slot];  // the most recently used first
   slots_[slot] = ref;
   ++entries_;
   if (new_key) ++keys_;
@@ -36,8 +74,9 @@ IndexShard::Added IndexShard::add(const filters::Hash128& key, std::uint64_t var
 }
 
 IndexShard::Added IndexShard::add_disk_entry(const filters::Hash128& key,
-                                             std::uint64_t variant_hash, std::uint64_t file_bytes) {
-  const Added added = add(key, variant_hash);
+                                             std::uint64_t variant_hash, std::uint64_t file_bytes,
+                                             std::string_view group) {
+  const Added added = add(key, variant_hash, group);
   at(added.ref).disk_bytes = file_bytes;
   link(Tier::disk, added.ref);
   return added;
@@ -58,6 +97,8 @@ bool IndexShard::erase(EntryRef ref) {
     while (at(prev).next_variant != ref) prev = at(prev).next_variant;
     at(prev).next_variant = e.next_variant;
   }
+  groups_.left(e.key_hash, e.group);
+  groups_.release(e.group);
   e = IndexEntry{};
   e.next_variant = free_;
   free_ = ref;

@@ -2,16 +2,19 @@
 // One shard of the store's index, without locking: the Store holds the
 // shard's mutex around every call. Entries live in fixed chunks addressed by
 // 32-bit refs; an open-addressing table maps a key hash to the key's first
-// variant; two intrusive LRU lists order the memory and the disk tier.
+// variant, and a key's variants chain from it most recently used first; two
+// intrusive LRU lists order the memory and the disk tier.
 // Layout and measured size: docs/store.md, "Index".
 
 #include <array>
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "daemon/store/stored_object.h"
+#include "daemon/store/variant_groups.h"
 #include "filters/hashing.h"
 
 namespace sumcache::daemon {
@@ -30,6 +33,8 @@ struct IndexEntry {
   std::uint64_t disk_bytes = 0;      // file size while in the disk tier
   EntryRef next_variant = kNoEntry;  // the key's next variant; free-list link when free
   std::uint32_t version = 0;         // bumped whenever what the entry stores changes
+  VariantGroups::GroupId group =
+      VariantGroups::kNoFields;                      // the selecting fields it was keyed under
   std::array<EntryRef, 2> prev{kNoEntry, kNoEntry};  // LRU links, indexed by Tier
   std::array<EntryRef, 2> next{kNoEntry, kNoEntry};
   std::array<bool, 2> linked{false, false};  // changed only by IndexShard::link/unlink
@@ -49,11 +54,33 @@ class IndexShard {
   const IndexEntry& at(EntryRef ref) const { return chunks_[ref >> kChunkBits][ref & kChunkMask]; }
   EntryRef first_variant(const filters::Hash128& key) const;
   EntryRef find(const filters::Hash128& key, std::uint64_t variant_hash) const;
-  // Requires find(key, variant_hash) == kNoEntry.
-  Added add(const filters::Hash128& key, std::uint64_t variant_hash);
+  // As find(), and the variant becomes the key's most recently used.
+  EntryRef use(const filters::Hash128& key, std::uint64_t variant_hash);
+  // The key's least recently used variant, and how many it has: a walk of
+  // its chain, which the variant cap bounds.
+  EntryRef least_recent_variant(const filters::Hash128& key) const;
+  std::size_t variant_count(const filters::Hash128& key) const;
+  // Requires find(key, variant_hash) == kNoEntry. The new variant is the
+  // key's most recently used; `group` names its selecting fields
+  // (VariantGroups).
+  Added add(const filters::Hash128& key, std::uint64_t variant_hash, std::string_view group = {});
   // An entry known only from its file: in the disk tier, no object in memory.
   Added add_disk_entry(const filters::Hash128& key, std::uint64_t variant_hash,
-                       std::uint64_t file_bytes);
+                       std::uint64_t file_bytes, std::string_view group = {});
+  // Calls f(fields) once for each group the key's variants are in: one
+  // group unless its variants were keyed under several field lists.
+  template <class F>
+  void for_each_group(const filters::Hash128& key, F&& f) const {
+    const EntryRef first = first_variant(key);
+    if (first == kNoEntry) return;
+    const auto* mixed = groups_.mixed(key);
+    if (mixed == nullptr) {
+      f(groups_.fields(at(first).group));
+      return;
+    }
+    for (const auto& group : *mixed) f(groups_.fields(group.first));
+  }
+  const VariantGroups& groups() const { return groups_; }
   // Unlinks the entry from both tiers and frees it; true when it was the
   // key's last variant.
   bool erase(EntryRef ref);
@@ -93,6 +120,7 @@ class IndexShard {
   std::size_t keys_ = 0;
   std::array<EntryRef, 2> head_{kNoEntry, kNoEntry};
   std::array<EntryRef, 2> tail_{kNoEntry, kNoEntry};
+  VariantGroups groups_;
 };
 
 }  // namespace sumcache::daemon

@@ -22,6 +22,9 @@ std::error_code validate(const StoreOptions& o) {
     return StoreErrc::invalid_options;
   }
   if (o.fingerprint_universe > filters::kMaxUniverse) return StoreErrc::invalid_options;
+  if (o.max_variants_per_key == 0 || o.max_variants_per_key > kMaxVariantsPerKey) {
+    return StoreErrc::invalid_options;
+  }
   return o.fingerprint_universe > 0 ? std::error_code{} : filters::validate(o.filter_params);
 }
 
@@ -85,10 +88,37 @@ bool Store::holds(std::string_view key, const filters::Hash128& hash) const {
   return false;
 }
 
+void Store::take_found(Shard& s, EntryRef ref, std::string_view key, std::vector<ObjectPtr>& out,
+                       std::vector<DiskCandidate>& on_disk) {
+  const IndexEntry& e = s.index.at(ref);
+  if (!e.object) {
+    s.index.touch(Tier::disk, ref);
+    on_disk.push_back({e.variant_hash, e.version});
+    return;
+  }
+  if (e.object->key != key) return;  // another key with the same 128-bit hash
+  s.index.touch(Tier::memory, ref);
+  s.index.touch(Tier::disk, ref);
+  if (e.object->body) {
+    ++s.memory_hits;
+  } else {
+    bump(counters_.disk_hits);  // a refreshed head whose file is being rewritten
+  }
+  out.push_back(e.object);
+}
+
+void Store::finish_find(std::string_view key, const filters::Hash128& hash,
+                        std::vector<ObjectPtr>& out, std::vector<DiskCandidate>& candidates,
+                        bool caller_opens) {
+  if (caller_opens || candidates.empty()) return;
+  std::vector<ObjectPtr> found = find_on_disk(key, hash, candidates);
+  candidates.clear();
+  for (auto& o : found) out.push_back(std::move(o));
+}
+
 void Store::find(std::string_view key, const filters::Hash128& hash, std::vector<ObjectPtr>& out,
                  std::vector<DiskCandidate>* on_disk) {
   out.clear();
-  if (on_disk != nullptr) on_disk->clear();
   thread_local std::vector<DiskCandidate> opened_here;
   std::vector<DiskCandidate>& candidates = on_disk != nullptr ? *on_disk : opened_here;
   candidates.clear();
@@ -97,28 +127,36 @@ void Store::find(std::string_view key, const filters::Hash128& hash, std::vector
     std::lock_guard lock(s.mutex);
     for (EntryRef ref = s.index.first_variant(hash); ref != kNoEntry;
          ref = s.index.at(ref).next_variant) {
-      const IndexEntry& e = s.index.at(ref);
-      if (!e.object) {
-        s.index.touch(Tier::disk, ref);
-        candidates.push_back({e.variant_hash, e.version});
-        continue;
-      }
-      if (e.object->key != key) continue;  // another key with the same 128-bit hash
-      s.index.touch(Tier::memory, ref);
-      s.index.touch(Tier::disk, ref);
-      if (e.object->body) {
-        ++s.memory_hits;
-      } else {
-        bump(counters_.disk_hits);  // a refreshed head whose file is being rewritten
-      }
-      out.push_back(e.object);
+      take_found(s, ref, key, out, candidates);
     }
     if (out.empty() && candidates.empty()) ++s.misses;
   }
-  if (on_disk != nullptr || candidates.empty()) return;
-  std::vector<ObjectPtr> found = find_on_disk(key, hash, candidates);
+  finish_find(key, hash, out, candidates, on_disk != nullptr);
+}
+
+void Store::find(std::string_view key, const filters::Hash128& hash, VariantSelector& select,
+                 std::vector<ObjectPtr>& out, std::vector<DiskCandidate>* on_disk) {
+  out.clear();
+  thread_local std::vector<DiskCandidate> opened_here;
+  thread_local std::string variant;
+  std::vector<DiskCandidate>& candidates = on_disk != nullptr ? *on_disk : opened_here;
   candidates.clear();
-  for (auto& o : found) out.push_back(std::move(o));
+  Shard& s = shard_of(hash);
+  {
+    std::lock_guard lock(s.mutex);
+    s.index.for_each_group(hash, [&](std::string_view group) {
+      if (!select.select(group, variant)) return;
+      const EntryRef ref = s.index.use(hash, variant_hash(options_.hasher, variant));
+      if (ref == kNoEntry) return;
+      const IndexEntry& e = s.index.at(ref);
+      // The hash only narrows: a memory-resident variant is compared whole
+      // here, a disk-only one against its file's header by the caller.
+      if (e.object && e.object->variant != variant) return;
+      take_found(s, ref, key, out, candidates);
+    });
+    if (out.empty() && candidates.empty()) ++s.misses;
+  }
+  finish_find(key, hash, out, candidates, on_disk != nullptr);
 }
 
 std::vector<ObjectPtr> Store::find_on_disk(std::string_view key, const filters::Hash128& hash,
@@ -155,12 +193,13 @@ std::error_code Store::insert(StoredObject object) {
   auto tags = tags_to_index(object);
   if (!tags) return tags.error();
   const std::uint64_t variant = variant_hash(options_.hasher, object.variant);
+  const std::string group = group_of(object.variant);
   auto published = std::make_shared<const StoredObject>(std::move(object));
   Shard& s = shard_of(published->hash);
   std::error_code ec;
   {
     std::lock_guard lock(s.mutex);
-    const EntryRef ref = find_or_add(s, published->hash, variant, published->key);
+    const EntryRef ref = find_or_add(s, published->hash, variant, published->key, group);
     if (set_tags(s, ref, std::move(tags).value())) {
       ec = install(s, ref, std::move(published));
     } else {
@@ -366,6 +405,7 @@ StoreStats Store::stats() const {
   st.tag_pairs = read(c.tag_pairs);
   st.tags_too_long = read(c.tags_too_long);
   st.objects_refused_tags = read(c.objects_refused_tags);
+  st.variants_evicted = read(c.variants_evicted);
   if (writer_) {
     st.queued_disk_jobs = writer_->queued_jobs();
     st.queued_disk_bytes = writer_->queued_bytes();

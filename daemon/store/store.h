@@ -37,6 +37,19 @@ struct DiskCandidate {
   std::uint32_t version = 0;
 };
 
+// What a lookup is for: the variant string a request has under each group of
+// a key's variants (StoreOptions::variant_group), so that each group costs
+// one hash and one look in the key's chain, never a comparison per variant.
+class VariantSelector {
+ public:
+  // The variant the request selects among variants keyed under `group`,
+  // written to `variant`; false when it selects none.
+  virtual bool select(std::string_view group, std::string& variant) = 0;
+
+ protected:
+  ~VariantSelector() = default;
+};
+
 struct IndexSnapshot {
   std::vector<filters::Hash128> keys;
   std::optional<filters::CountingBloomFilter> filter;     // filter.kind counting-bloom
@@ -68,6 +81,12 @@ class Store {
             std::vector<DiskCandidate>* on_disk = nullptr);
   // The disk-only variants find() listed, from their files' verified headers
   // (body null). Opens files: call it on the I/O pool.
+  // The variants `select` picks: at most one per group of the key's variants,
+  // each found by its variant hash and then compared whole (a hash
+  // collision is a miss), and made the key's most recently used. `select`
+  // runs under the shard lock. Otherwise as the find() above.
+  void find(std::string_view key, const filters::Hash128& hash, VariantSelector& select,
+            std::vector<ObjectPtr>& out, std::vector<DiskCandidate>* on_disk);
   std::vector<ObjectPtr> find_on_disk(std::string_view key, const filters::Hash128& hash,
                                       const std::vector<DiskCandidate>& on_disk);
   // Whether any variant of key is stored, without counting a hit or moving it
@@ -180,8 +199,20 @@ class Store {
   Result<std::vector<std::string>> tags_to_index(const StoredObject& object);
   // Shard lock held:
   // The entry of (hash, variant); a new key joins the filter and the key names.
+  // Past max_variants_per_key, the key's least recently used variant goes.
   EntryRef find_or_add(Shard& s, const filters::Hash128& hash, std::uint64_t variant,
-                       std::string_view key);
+                       std::string_view key, std::string_view group);
+  void cap_variants(Shard& s, const filters::Hash128& hash, std::string_view key);
+  std::string group_of(std::string_view variant) const {
+    return options_.variant_group ? options_.variant_group(variant) : std::string();
+  }
+  // An entry found for a lookup: into `out` when memory-resident and of
+  // `key`, into `on_disk` when disk-only.
+  void take_found(Shard& s, EntryRef ref, std::string_view key, std::vector<ObjectPtr>& out,
+                  std::vector<DiskCandidate>& on_disk);
+  // Looks up the disk-only candidates when the caller did not ask for them.
+  void finish_find(std::string_view key, const filters::Hash128& hash, std::vector<ObjectPtr>& out,
+                   std::vector<DiskCandidate>& candidates, bool caller_opens);
   bool release_tiers(Shard& s, EntryRef ref);
   void erase_entry(Shard& s, EntryRef ref);
   void evict(Tier tier, Shard& s, EntryRef ref);
@@ -215,11 +246,12 @@ class Store {
   mutable KeyFilter filter_;
   mutable StoreCounters counters_;
   std::atomic<std::uint32_t> evict_cursor_{0};
-  UniqueFd disk_lock_;                  // flock()ed while the store is open
-  LogLimiter write_error_log_;          // the writer thread's
+  UniqueFd disk_lock_;          // flock()ed while the store is open
+  LogLimiter write_error_log_;  // the writer thread's
   LogLimiter tag_log_;
   LogLimiter fill_error_log_;
   LogLimiter stream_error_log_;
+  LogLimiter variant_log_;
   std::atomic<std::uint64_t> next_sequence_{1};  // the writer's and the fills'
   std::atomic<std::uint64_t> next_fill_id_{1};   // names each fill's temp file
   StoreIo io_{kIoThreads};

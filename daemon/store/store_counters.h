@@ -34,6 +34,7 @@ struct StoreCounters {
   Counter tag_pairs{0};  // reserved before a shard's TagIndex takes them: the bound's figure
   Counter tags_too_long{0};
   Counter objects_refused_tags{0};
+  Counter variants_evicted{0};  // by max_variants_per_key
 };
 
 }  // namespace sumcache::daemon

@@ -61,7 +61,8 @@ std::error_code Store::open_disk_tier() {
       continue;
     }
     Shard& s = shard_of(r.hash);
-    const IndexShard::Added added = s.index.add_disk_entry(r.hash, r.variant_hash, r.file_bytes);
+    const IndexShard::Added added =
+        s.index.add_disk_entry(r.hash, r.variant_hash, r.file_bytes, group_of(r.variant));
     s.index.at(added.ref).version = ++s.versions;
     if (added.new_key) {
       filter_.add(r.hash);
@@ -73,7 +74,11 @@ std::error_code Store::open_disk_tier() {
       log_tag_problem(r.key, "tag index full: its file removed");
       static_cast<void>(remove_file(path_of(r.hash, r.variant_hash)));
       erase_entry(s, added.ref);  // no writer yet: nothing queued
+      continue;
     }
+    // Files join oldest first, so the oldest variants go: the cap may have
+    // been lowered since they were written.
+    if (!added.new_key) cap_variants(s, r.hash, r.key);
   }
   writer_ = std::make_unique<DiskWriter>([this](const DiskJob& job) { run_disk_job(job); },
                                          options_.write_queue_max_bytes);
@@ -248,11 +253,12 @@ std::error_code Store::adopt_fill(const ObjectPtr& object, StreamedObjectFile& f
   auto tags = tags_to_index(*object);
   if (!tags) return tags.error();
   const std::uint64_t vh = variant_hash(options_.hasher, object->variant);
+  const std::string group = group_of(object->variant);
   Shard& s = shard_of(object->hash);
   std::error_code ec;
   {
     std::lock_guard lock(s.mutex);
-    const EntryRef ref = find_or_add(s, object->hash, vh, object->key);
+    const EntryRef ref = find_or_add(s, object->hash, vh, object->key, group);
     if (!set_tags(s, ref, std::move(tags).value())) {
       erase_entry(s, ref);
       ec = StoreErrc::tag_index_full;

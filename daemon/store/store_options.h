@@ -41,12 +41,23 @@ struct StoreOptions {
   // pairs, is not stored: a tag purge could not find it.
   TagRules tags;
   std::uint64_t max_tag_pairs = 1'000'000;
+  // Variants one key may hold (docs/store.md, "Variants"): a new one past
+  // this evicts the key's least recently used. 200, as Fastly's cap.
+  std::uint32_t max_variants_per_key = 200;
+  // The group of a variant: the selecting fields it was keyed under (the
+  // cache gives vary_fields, http/vary.h). Lookups build one variant per
+  // group of the key (Store::find with a VariantSelector). Unset: every
+  // variant is in the one group "".
+  std::function<std::string(std::string_view variant)> variant_group;
   // Warnings (damaged files removed, I/O errors). Called from any thread,
   // possibly with a store lock held: it must not call into the Store.
   std::function<void(std::string_view)> log;
 };
 
 inline constexpr std::uint32_t kMaxShards = 4096;
+// The bound of max_variants_per_key: a key's variants are walked on a new
+// variant's insert, so their number must stay small.
+inline constexpr std::uint32_t kMaxVariantsPerKey = 10'000;
 // Far above any response worth caching; keeps size arithmetic far from overflow.
 inline constexpr std::uint64_t kMaxObjectBytesCap = std::uint64_t{1} << 40;
 
@@ -72,11 +83,12 @@ struct StoreStats {
   std::uint64_t disk_stream_errors = 0;  // streamed disk hits cut short by the disk
   std::uint64_t queued_disk_jobs = 0;
   std::uint64_t queued_disk_bytes = 0;
-  std::uint64_t index_bytes = 0;  // the index's own structures, objects excluded
-  std::uint64_t tag_pairs = 0;    // (tag, object) pairs in the tag index
-  std::uint64_t tags = 0;         // distinct tags (a tag in n shards counts n times)
+  std::uint64_t index_bytes = 0;           // the index's own structures, objects excluded
+  std::uint64_t tag_pairs = 0;             // (tag, object) pairs in the tag index
+  std::uint64_t tags = 0;                  // distinct tags (a tag in n shards counts n times)
   std::uint64_t tags_too_long = 0;         // tags over tags.max_tag_bytes, left out of the index
   std::uint64_t objects_refused_tags = 0;  // not stored: too many tags, or the tag index full
+  std::uint64_t variants_evicted = 0;      // by max_variants_per_key
 };
 
 struct FilterStats {

@@ -14,14 +14,41 @@ namespace sumcache::daemon {
 // True when a file may exist at its path (in the disk tier, or written by a
 // queued job) that the caller must replace or remove.
 EntryRef Store::find_or_add(Shard& s, const filters::Hash128& hash, std::uint64_t variant,
-                            std::string_view key) {
-  if (const EntryRef ref = s.index.find(hash, variant); ref != kNoEntry) return ref;
-  const IndexShard::Added added = s.index.add(hash, variant);
+                            std::string_view key, std::string_view group) {
+  if (const EntryRef ref = s.index.use(hash, variant); ref != kNoEntry) return ref;
+  const IndexShard::Added added = s.index.add(hash, variant, group);
   if (added.new_key) {
     filter_.add(hash);
     s.names.add(hash, key);
+  } else {
+    cap_variants(s, hash, key);
   }
   return added.ref;
+}
+
+// The new variant is the key's most recently used, so never the one that
+// goes; nor is the key's last, so the filter and the key names keep it.
+// Before the disk writer runs (a restart), the file is removed here.
+void Store::cap_variants(Shard& s, const filters::Hash128& hash, std::string_view key) {
+  std::size_t over = s.index.variant_count(hash);
+  if (over <= options_.max_variants_per_key) return;
+  over -= options_.max_variants_per_key;
+  for (; over > 0; --over) {
+    const EntryRef victim = s.index.least_recent_variant(hash);
+    if (options_.disk_enabled && !writer_) {
+      static_cast<void>(remove_file(path_of(hash, s.index.at(victim).variant_hash)));
+    }
+    erase_entry(s, victim);
+    bump(counters_.variants_evicted);
+  }
+  const auto held = variant_log_.admit(LogLimiter::Clock::now());
+  if (!held) return;
+  std::string line = "store: " + std::string(key.substr(0, 256)) + ": more than " +
+                     std::to_string(options_.max_variants_per_key) +
+                     " variants (cache.max_variants_per_key): the least recently used evicted (" +
+                     std::to_string(read(counters_.variants_evicted)) + " variants evicted so far";
+  if (*held > 0) line += ", " + std::to_string(*held) + " not logged since the last line";
+  log(line + ")");
 }
 
 bool Store::release_tiers(Shard& s, EntryRef ref) {

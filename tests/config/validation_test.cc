@@ -55,6 +55,11 @@ const BadConfig kBadConfigs[] = {
      "must be a field name"},
     {"NoTagsPerObject", R"({"cache": {"max_tags_per_object": 0}})", "$.cache.max_tags_per_object",
      ""},
+    // A URL keeps at least one variant, and not so many that an insert's walk of them costs.
+    {"NoVariantsPerKey", R"({"cache": {"max_variants_per_key": 0}})",
+     "$.cache.max_variants_per_key", ""},
+    {"TooManyVariantsPerKey", R"({"cache": {"max_variants_per_key": 10001}})",
+     "$.cache.max_variants_per_key", ""},
     // Targeted cache-control fields (RFC 9213 §2.1): field names, each once, not Cache-Control.
     {"TargetedFieldNotAFieldName", R"({"cache": {"targeted_fields": ["CDN Cache-Control"]}})",
      "$.cache.targeted_fields[0]", "must be a field name"},

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 namespace sumcache::daemon {
 namespace {
 
@@ -90,6 +92,31 @@ TEST(Vary, MalformedAcceptLanguageIsComparedAsSent_Rfc9111_4_1) {
 
 TEST(Vary, RepeatedNamesCountOnce) {
   EXPECT_EQ(secondary_key("Accept, accept, ACCEPT", {{"Accept", "x"}}), "accept:x\n");
+}
+
+// The store groups a URL's variants by vary_fields of their keys: the key a
+// request has under a group must be the key it has under the stored Vary.
+TEST(Vary, FieldsOfAKeyGiveEveryRequestTheSameKey_Rfc9111_4_1) {
+  const std::vector<HeaderList> requests = {
+      {},
+      {{"User-Agent", "curl/8"}, {"Accept-Language", "de;q=0.5, EN"}},
+      {{"accept-encoding", "gzip,  br"}, {"Accept-Encoding", "zstd"}, {"X-Q", R"("a:b")"}},
+  };
+  for (const char* vary : {"User-Agent", "Accept-Encoding, accept-encoding, ACCEPT-LANGUAGE",
+                           " X-Q ,User-Agent", "Accept-Language,X-Absent"}) {
+    for (const HeaderList& stored_request : requests) {
+      const auto stored = secondary_key(vary, stored_request);
+      ASSERT_TRUE(stored);
+      const std::string fields = vary_fields(*stored);
+      for (const HeaderList& request : requests) {
+        EXPECT_EQ(secondary_key(fields, request), secondary_key(vary, request))
+            << vary << " as " << fields;
+      }
+    }
+  }
+  EXPECT_EQ(vary_fields(*secondary_key("Accept-Encoding, User-Agent", {{"User-Agent", "a:b"}})),
+            "accept-encoding, user-agent");
+  EXPECT_EQ(vary_fields(""), "");
 }
 
 }  // namespace

@@ -2,9 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <random>
 #include <set>
+#include <string>
 
 namespace sumcache::daemon {
 namespace {
@@ -35,6 +37,51 @@ TEST(IndexShard, VariantsOfAKeyShareOneKeySlot) {
   EXPECT_TRUE(index.erase(b.ref));
   EXPECT_EQ(index.first_variant(key(1)), kNoEntry);
   EXPECT_EQ(index.keys(), 0U);
+}
+
+std::vector<std::string> groups_of(const IndexShard& index, const filters::Hash128& k) {
+  std::vector<std::string> out;
+  index.for_each_group(k, [&](std::string_view g) { out.emplace_back(g); });
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// A key's chain is most recently used first: use() and add() put a variant
+// in front, so its last one is the one a cap evicts.
+TEST(IndexShard, AKeysVariantsAreOrderedByUse) {
+  IndexShard index;
+  const auto a = index.add(key(1), 3);
+  const auto b = index.add(key(1), 5);
+  const auto c = index.add(key(1), 7);
+  EXPECT_EQ(index.variant_count(key(1)), 3U);
+  EXPECT_EQ(index.least_recent_variant(key(1)), a.ref);
+  EXPECT_EQ(index.use(key(1), 3), a.ref);
+  EXPECT_EQ(index.first_variant(key(1)), a.ref);
+  EXPECT_EQ(index.least_recent_variant(key(1)), b.ref);
+  EXPECT_EQ(index.use(key(1), 9), kNoEntry);
+  EXPECT_EQ(index.use(key(2), 3), kNoEntry);
+  index.erase(b.ref);
+  EXPECT_EQ(index.least_recent_variant(key(1)), c.ref);
+  EXPECT_EQ(index.variant_count(key(1)), 2U);
+}
+
+TEST(IndexShard, GroupsOfAKeyFollowItsVariants) {
+  IndexShard index;
+  const auto a = index.add(key(1), 3, "user-agent");
+  index.add(key(1), 5, "user-agent");
+  EXPECT_EQ(groups_of(index, key(1)), (std::vector<std::string>{"user-agent"}));
+  const auto plain = index.add(key(1), 0);
+  const auto origin = index.add(key(1), 9, "origin");
+  EXPECT_EQ(groups_of(index, key(1)), (std::vector<std::string>{"", "origin", "user-agent"}));
+  index.erase(origin.ref);
+  index.erase(plain.ref);
+  EXPECT_EQ(groups_of(index, key(1)), (std::vector<std::string>{"user-agent"}));
+  EXPECT_EQ(index.groups().mixed_keys(), 0U);
+  index.erase(a.ref);
+  EXPECT_EQ(index.groups().interned(), 1U);
+  index.erase(index.first_variant(key(1)));
+  EXPECT_TRUE(groups_of(index, key(1)).empty());
+  EXPECT_EQ(index.groups().interned(), 0U);
 }
 
 TEST(IndexShard, LruListsOrderByRecencyPerTier) {
