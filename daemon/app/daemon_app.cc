@@ -22,7 +22,8 @@ Result<filters::BloomParams> filter_params(const config::Config& config) {
   const auto& f = config.filter;
   const std::uint64_t n = config::filter_expected_entries(config);
   if (f.target_fpr <= 0) return filters::params_for_load(n, f.bits_per_entry, f.hashes);
-  if (f.objective == config::FilterObjective::memory) return filters::optimal_params(n, f.target_fpr);
+  if (f.objective == config::FilterObjective::memory)
+    return filters::optimal_params(n, f.target_fpr);
   auto wire = protocol::wire_optimal(n, f.target_fpr);
   if (!wire) return wire.error();
   return wire->params;
@@ -95,7 +96,8 @@ int run_daemon(config::Config config, const std::string& config_path) {
   log.info(banner);
   const auto params = filter_params(config);
   if (!params) {
-    log.error("filter: no parameters for " + std::to_string(config::filter_expected_entries(config)) +
+    log.error("filter: no parameters for " +
+              std::to_string(config::filter_expected_entries(config)) +
               " entries from the filter section: " + params.error().message());
     return 1;
   }
@@ -140,6 +142,8 @@ int run_daemon(config::Config config, const std::string& config_path) {
     peers->on_sources([&server](std::optional<AccessList> sources) {
       server.set_peer_sources(std::move(sources));
     });
+    peers->on_listeners(
+        [&server](PeerListeners listeners) { server.set_peer_listeners(std::move(listeners)); });
     server.on_reload([&peers](const config::Config& c) { peers->apply_live(c); });
     server.on_drain([&peers] { peers->begin_drain(); });
   }

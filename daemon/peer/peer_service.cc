@@ -8,6 +8,7 @@
 
 #include "daemon/peer/icp_agent.h"
 #include "daemon/peer/membership_plan.h"
+#include "daemon/peer/peer_listeners.h"
 #include "daemon/peer/peer_sources.h"
 #include "daemon/peer/redis_bus.h"
 #include "daemon/peer/summary_exchange.h"
@@ -123,8 +124,7 @@ bool PeerService::start() {
     icp_ = std::make_unique<IcpAgent>(
         io_.get_executor(), asio::ip::udp::endpoint(address, c.icp_port),
         icp_peers(config_.peers, log_),
-        [this](std::string_view url) { return store_.holds(url, store_.hash_key(url)); },
-        log_);
+        [this](std::string_view url) { return store_.holds(url, store_.hash_key(url)); }, log_);
     if (auto iec = icp_->start()) {
       log_.error("cannot start ICP on " + c.peer_listen.address + ":" + std::to_string(c.icp_port) +
                  ": " + iec.message());
@@ -172,8 +172,8 @@ awaitable<PeerCandidates> PeerService::candidates(std::string_view key,
   const std::uint64_t eligible = table_.eligible();
   if (eligible == 0) co_return out;
   if (icp_) {
-    auto result = co_await icp_->query(std::string(key), timeout_.load(std::memory_order_relaxed),
-                                     eligible);
+    auto result =
+        co_await icp_->query(std::string(key), timeout_.load(std::memory_order_relaxed), eligible);
     if (result.hit) {
       if (auto peer = table_.get(*result.hit)) {
         out.order[0] = static_cast<std::uint8_t>(*result.hit);
@@ -253,8 +253,12 @@ void PeerService::report(Peer& peer, PeerOutcome outcome, std::chrono::microseco
   auto& c = peer.counters;
   c.requests_sent.fetch_add(1, std::memory_order_relaxed);
   switch (outcome) {
-    case PeerOutcome::hit: c.true_hits.fetch_add(1, std::memory_order_relaxed); break;
-    case PeerOutcome::false_hit: c.false_hits.fetch_add(1, std::memory_order_relaxed); break;
+    case PeerOutcome::hit:
+      c.true_hits.fetch_add(1, std::memory_order_relaxed);
+      break;
+    case PeerOutcome::false_hit:
+      c.false_hits.fetch_add(1, std::memory_order_relaxed);
+      break;
     case PeerOutcome::error:
       c.request_errors.fetch_add(1, std::memory_order_relaxed);
       table_.record_failure(peer, "object request: " + std::string(error),
@@ -365,6 +369,10 @@ awaitable<void> PeerService::resolve_sources(std::uint64_t generation) {
   if (generation != sources_generation_) co_return;  // a later change decides
   if (exchange_) exchange_->set_sources(sources);
   if (sources_handler_) sources_handler_(std::move(sources));
+  if (!listeners_handler_) co_return;
+  auto listeners = co_await resolve_peer_listeners(io_.get_executor(), peers, config_.admin.port,
+                                                   log_, config_.cluster.peer_timeout_ms);
+  if (generation == sources_generation_) listeners_handler_(std::move(listeners));
 }
 
 MembershipStats PeerService::membership_stats() const {
