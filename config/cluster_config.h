@@ -64,11 +64,11 @@ struct RedisConfig {
   std::string username;           // AUTH username password (ACL); empty: AUTH password
   std::string password;           // inline, or read from password_file by load_config_file
   std::filesystem::path password_file;
-  bool tls = false;                  // TLS to every server
-  std::filesystem::path ca_file;     // empty: the system store
-  std::filesystem::path cert_file;   // client certificate, when the server asks for one
+  bool tls = false;                 // TLS to every server
+  std::filesystem::path ca_file;    // empty: the system store
+  std::filesystem::path cert_file;  // client certificate, when the server asks for one
   std::filesystem::path key_file;
-  std::string server_name;           // verified name (and SNI); empty: each server's address
+  std::string server_name;              // verified name (and SNI); empty: each server's address
   std::string key_prefix = "sumcache";  // keys: <prefix>:members, <prefix>:node:<id>:full, ...
   std::uint32_t stream_length = 256;    // deltas a node's stream keeps (XADD MAXLEN ~)
   std::chrono::milliseconds heartbeat_ms{1000};
@@ -106,13 +106,13 @@ struct ClusterConfig {
   // The peer listener's guards (docs/peers.md, "What the peer listener accepts").
   std::uint32_t peer_max_connections = 0;  // 0: 2 per peer + 4
   std::chrono::milliseconds peer_head_timeout_ms{1000};
-  double peer_summary_rate = 10;         // summaries per second per peer, refilled...
-  std::uint32_t peer_summary_burst = 20;  // ...into a bucket of this many
+  double peer_summary_rate = 10;           // summaries per second per peer, refilled...
+  std::uint32_t peer_summary_burst = 20;   // ...into a bucket of this many
   std::uint64_t peer_max_filter_bits = 0;  // 0: 4 x this node's m, at most 2^28
   // Fingerprints a peer's fingerprint summary may hold here; 0: 4 x this
   // node's expected entries, at least 2^20, at most 2^26.
   std::uint64_t peer_max_fingerprints = 0;
-  std::vector<std::string> peer_allow;     // CIDRs; empty: the peers' addresses
+  std::vector<std::string> peer_allow;  // CIDRs; empty: the peers' addresses
   ClusterTlsConfig tls;
   SquidDigestConfig squid_digest;
   friend bool operator==(const ClusterConfig&, const ClusterConfig&) = default;
@@ -126,6 +126,9 @@ struct PeerConfig {
   std::uint16_t icp_port = 3131;
   std::uint32_t weight = 1;
   std::uint16_t object_port = 3132;  // its object_listen port, used with cluster.tls
+  // Its admin port, refused as a proxy destination like its peer, object and
+  // ICP ports (docs/proxy.md, "Destinations"); 0: this node's own admin.port.
+  std::uint16_t admin_port = 0;
   PeerProtocol protocol = PeerProtocol::summary;
   // icp: the address the peer's ICP queries come from when it is not `host` (Squid's
   // udp_outgoing_address); its replies still come from `host`. Empty: `host`.

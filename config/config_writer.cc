@@ -150,6 +150,7 @@ Json write_peers(const std::vector<PeerConfig>& peers) {
                  {"weight", p.weight},
                  {"protocol", enum_name(p.protocol)}});
     if (!p.icp_source_address.empty()) j.back()["icp_source_address"] = p.icp_source_address;
+    if (p.admin_port != 0) j.back()["admin_port"] = p.admin_port;
   }
   return j;
 }

@@ -91,6 +91,7 @@ PeerConfig read_peer(const Json& value, const std::string& path) {
     r.read_integer("peer_port", peer.peer_port, 1, 65535);
     r.read_integer("icp_port", peer.icp_port, 1, 65535);
     r.read_integer("object_port", peer.object_port, 1, 65535);
+    r.read_integer("admin_port", peer.admin_port, 0, 65535);
     r.read_integer("weight", peer.weight, 1, 100);
     r.read_enum("protocol", peer.protocol);
     r.read("icp_source_address", peer.icp_source_address);

@@ -151,12 +151,14 @@ void write_connections(W& w, const StatsSnapshot& s) {
            "limits.max_header_bytes + 256 KiB.",
            s.upstream_line_too_long);
   w.family("sumcache_upstream_refused_destinations_total", "counter",
-           "Upstream connects refused before connecting: this node's own listener, or "
-           "access.deny_destinations.");
+           "Upstream connects refused before connecting: this node's own listener, "
+           "access.deny_destinations, or a peer's peer, object, admin or ICP port.");
   w.sample("sumcache_upstream_refused_destinations_total", {{"reason", "own_listener"}},
            s.refused_destinations[0]);
   w.sample("sumcache_upstream_refused_destinations_total", {{"reason", "denied"}},
            s.refused_destinations[1]);
+  w.sample("sumcache_upstream_refused_destinations_total", {{"reason", "peer_listener"}},
+           s.refused_destinations[2]);
   w.single("sumcache_admin_sessions_closed_total", "counter",
            "Idle admin connections closed to admit a new one at the session cap.",
            s.admin_sessions_closed);

@@ -76,7 +76,7 @@ struct StatsSnapshot {
   std::uint64_t framing_refused_requests = 0;   // RFC 9112 §6, from clients
   std::uint64_t framing_refused_responses = 0;  // and from upstreams
   std::uint64_t upstream_line_too_long = 0;
-  std::array<std::uint64_t, 2> refused_destinations{};  // own listener, deny list
+  std::array<std::uint64_t, 3> refused_destinations{};  // own listener, deny list, peer listener
   std::uint64_t admin_sessions_closed = 0;  // idle ones closed to admit a new connection
   std::uint64_t upstream_truncated = 0;
   // Failed accepts per listener (docs/reliability.md, "Out of descriptors"): the proxy and
@@ -85,11 +85,11 @@ struct StatsSnapshot {
   AcceptCounts peer_object_accept_failures{};
   AcceptCounts admin_accept_failures{};
   AcceptCounts peer_listener_accept_failures{};
-  std::uint64_t peer_encode_failures = 0;  // own summary and invalidation messages not encoded
-  std::uint64_t fills_not_stored = 0;      // cache fills the store refused
+  std::uint64_t peer_encode_failures = 0;     // own summary and invalidation messages not encoded
+  std::uint64_t fills_not_stored = 0;         // cache fills the store refused
   std::uint64_t targeted_fields_invalid = 0;  // targeted cache-control fields ignored as invalid
-  std::uint64_t partial_invalid = 0;       // 206s with a bad Content-Range: not stored
-  UpstreamPoolStats upstream;  // summed over the workers' pools
+  std::uint64_t partial_invalid = 0;          // 206s with a bad Content-Range: not stored
+  UpstreamPoolStats upstream;                 // summed over the workers' pools
   PeerStatusList peers;
   std::optional<SummaryMemory> summary_memory;          // summary mode only
   std::optional<RefusalCounts> peer_listener_refusals;  // summary mode only

@@ -145,6 +145,8 @@ int run_daemon(config::Config config, const std::string& config_path) {
     peers->on_sources([&server](std::optional<AccessList> sources) {
       server.set_peer_sources(std::move(sources));
     });
+    peers->on_listeners(
+        [&server](PeerListeners listeners) { server.set_peer_listeners(std::move(listeners)); });
     server.on_reload([&peers](const config::Config& c) { peers->apply_live(c); });
     server.on_drain([&peers] { peers->begin_drain(); });
   }

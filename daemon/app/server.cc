@@ -9,6 +9,7 @@
 #include "daemon/net/address_bytes.h"
 #include "daemon/net/local_addresses.h"
 #include "daemon/peer/cluster_tls.h"
+#include "daemon/peer/peer_listeners.h"
 #include "daemon/peer/peer_service.h"
 #include "daemon/peer/peer_sources.h"
 
@@ -121,6 +122,9 @@ bool Server::start() {
   if (!start_admin()) return false;
   if (!start_peer_objects()) return false;
   for (const auto& listener : cluster_listeners(config_)) own_listeners_.push_back(listener);
+  // Before the first request: later changes of peers come from the peer layer.
+  peer_listeners_ =
+      peer_listeners(control_.get_executor(), config_.peers, config_.admin.port, log_);
   publish_settings();
   for (auto& worker : workers_) worker->start();
   shared_.listening = true;
@@ -188,12 +192,20 @@ void Server::set_peer_sources(std::optional<AccessList> sources) {
   });
 }
 
+void Server::set_peer_listeners(PeerListeners listeners) {
+  asio::post(control_, [this, listeners = std::move(listeners)]() mutable {
+    peer_listeners_ = std::move(listeners);
+    publish_settings();
+  });
+}
+
 // The settings with what only the running server knows: its bound listeners
 // and the interface addresses, enumerated again on each reload.
 void Server::publish_settings() {
   auto settings = std::make_shared<Settings>(*make_settings(config_));
   settings->own_listeners.listeners = own_listeners_;
   settings->peer_sources = peer_sources_;
+  settings->peer_listeners = peer_listeners_;
   std::error_code ec;
   settings->own_listeners.local_addresses = local_addresses(ec);
   for (const auto& endpoint : endpoints_) {

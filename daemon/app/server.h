@@ -34,6 +34,9 @@ class Server {
   // Called on the control thread after a SIGHUP applied a new config.
   // Any thread: who may connect to the peer object listener now (live membership).
   void set_peer_sources(std::optional<AccessList> sources);
+  // Any thread: the peers' private listeners now, refused as proxy
+  // destinations (live membership; the config's peers at start).
+  void set_peer_listeners(PeerListeners listeners);
   void on_reload(std::function<void(const config::Config&)> hook) {
     reload_hook_ = std::move(hook);
   }
@@ -57,6 +60,7 @@ class Server {
   asio::ssl::context peer_server_tls_{asio::ssl::context::tls_server};
   asio::ssl::context peer_client_tls_{asio::ssl::context::tls_client};
   std::optional<AccessList> peer_sources_;
+  PeerListeners peer_listeners_;
   CacheService* cache_;  // null when nothing is cached
   ProxyShared shared_;
   std::vector<std::unique_ptr<Worker>> workers_;

@@ -18,6 +18,8 @@ class DestinationCategory : public boost::system::error_category {
         return "destination is this proxy's own listener";
       case DestinationErrc::denied:
         return "destination is in access.deny_destinations";
+      case DestinationErrc::peer_listener:
+        return "destination is a peer's private listener (peer, object, admin or ICP port)";
     }
     return "destination refused";
   }
@@ -46,11 +48,16 @@ UpstreamPool::EndpointCheck destination_check(WorkerContext& worker) {
   return [&worker](const Origin& origin, const tcp::endpoint& endpoint) -> error_code {
     ProxyShared& shared = worker.shared;
     const auto settings = shared.settings.get();
-    const auto verdict = check_destination(ip6_bytes(endpoint.address()), endpoint.port(),
-                                           settings->own_listeners, settings->deny_destinations);
+    // This node's own object requests go to its peers' object listeners;
+    // anything a client asked for is kept off every private listener.
+    const PeerListeners* peers = origin.peer ? nullptr : &settings->peer_listeners;
+    const auto verdict =
+        check_destination(ip6_bytes(endpoint.address()), endpoint.port(), settings->own_listeners,
+                          peers, settings->deny_destinations);
     if (verdict == DestinationVerdict::allowed) return {};
-    const auto why = verdict == DestinationVerdict::own_listener ? DestinationErrc::own_listener
-                                                                 : DestinationErrc::denied;
+    const auto why = verdict == DestinationVerdict::own_listener    ? DestinationErrc::own_listener
+                     : verdict == DestinationVerdict::peer_listener ? DestinationErrc::peer_listener
+                                                                    : DestinationErrc::denied;
     worker.stats.refused_destinations[static_cast<std::size_t>(why) - 1].fetch_add(
         1, std::memory_order_relaxed);
     log_refusal(shared, origin, endpoint, why);

@@ -9,7 +9,8 @@
 
 namespace sumcache::daemon {
 
-enum class DestinationErrc { own_listener = 1, denied };
+// The values index ProxyStats::refused_destinations (value - 1).
+enum class DestinationErrc { own_listener = 1, denied, peer_listener };
 
 const boost::system::error_category& destination_category() noexcept;
 inline error_code make_error_code(DestinationErrc e) noexcept {

@@ -19,12 +19,19 @@ beast::http::request_header<> make_upstream_head(const beast::http::request_head
   head.erase(protocol::kOwnerFetchHeader);
   head.target(route.upstream_target);
   head.set(beast::http::field::host, route.host_header);
+  // A client's X-Forwarded-Host never reaches an origin, which might pick a
+  // site or write links by it while the key names another (docs/proxy.md,
+  // "One authority per request"); in reverse mode it says the authority the
+  // key was made from.
+  head.erase("X-Forwarded-Host");
   append_via(head, settings.via_for(head.version()));
   head.version(11);
   if (settings.config.mode == config::Mode::reverse) {
     const auto prior = head["X-Forwarded-For"];
     head.set("X-Forwarded-For",
              prior.empty() ? client.address_text : std::string(prior) + ", " + client.address_text);
+    if (route.kind == RouteKind::fetch)
+      head.set("X-Forwarded-Host", canonical_authority(route.uri));
   }
   // Transfer-Encoding is hop-by-hop, but the body still needs framing upstream.
   if (body_chunked) head.set(beast::http::field::transfer_encoding, "chunked");

@@ -16,7 +16,8 @@ HeaderList framing_fields(const beast::http::fields& fields) {
   for (const auto& field : fields) {
     const beast::http::field name = field.name();
     if (name == beast::http::field::transfer_encoding ||
-        name == beast::http::field::content_length || name == beast::http::field::host) {
+        name == beast::http::field::content_length || name == beast::http::field::host ||
+        name == beast::http::field::connection) {
       list.push_back({std::string(field.name_string()), std::string(field.value())});
     }
   }

@@ -8,8 +8,9 @@ namespace sumcache::daemon {
 
 HeaderList to_header_list(const beast::http::fields& fields);
 
-// Only the lines message framing depends on (Transfer-Encoding, Content-Length,
-// Host; daemon/http/message_framing.h): cheaper than the whole list per request.
+// Only the lines message framing and persistence depend on (Transfer-Encoding,
+// Content-Length, Host, Connection; daemon/http/message_framing.h): cheaper
+// than the whole list per request.
 HeaderList framing_fields(const beast::http::fields& fields);
 
 }  // namespace sumcache::daemon

@@ -29,13 +29,17 @@ namespace sumcache::daemon {
 struct Settings {
   config::Config config;
   AccessList clients;
-  AccessList admin_clients;      // admin.allow: the admin listener and the PURGE method
-  std::string via;               // our Via member, "1.1 <node-id>"
-  std::string via_10;            // "1.0 <node-id>", for messages received as HTTP/1.0
+  AccessList admin_clients;  // admin.allow: the admin listener and the PURGE method
+  std::string via;           // our Via member, "1.1 <node-id>"
+  std::string via_10;        // "1.0 <node-id>", for messages received as HTTP/1.0
   // RFC 9110 §7.6.3: the member names the version the message was received with.
   const std::string& via_for(unsigned version) const { return version == 10 ? via_10 : via; }
   AccessList deny_destinations;  // access.deny_destinations
   OwnListeners own_listeners;    // filled by the Server once its listeners are bound
+  // The peers' private listeners, refused as destinations like our own: the
+  // Server fills them from the config at start and from the peer layer each
+  // time the peers change (daemon/peer/peer_listeners.h).
+  PeerListeners peer_listeners;
   // The proxy listeners alone (and the interface addresses): where a Squid
   // sibling fetches this node's digest (exchange/squid_digest_target.h).
   OwnListeners proxy_listeners;

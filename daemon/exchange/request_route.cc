@@ -81,8 +81,11 @@ std::variant<Route, RouteRefusal> route_request(const config::Config& config,
   auto uri = effective_request_uri(target, host, "http");
   if (!uri) return RouteRefusal{400, "invalid request target: " + uri.error().message()};
   Origin upstream{tls, origin.host, origin.port};
-  std::string host_header = config.reverse.host_header == config::HostHeader::keep && host
-                                ? std::string(*host)
+  // keep: the request's own authority, in the spelling its key has, never the
+  // raw field: an absolute-form target's authority wins over Host (RFC 9112
+  // §3.2.2), so the origin picks the site the key names.
+  std::string host_header = config.reverse.host_header == config::HostHeader::keep
+                                ? canonical_authority(*uri)
                                 : upstream.host_header();
   return fetch_route(*uri, upstream, std::move(host_header));
 }

@@ -4,8 +4,10 @@
 //   forward: absolute-form http(s) targets (RFC 9112 §3.2.2) to their own
 //            origin; CONNECT (authority-form) to forward.connect_ports only.
 //   reverse: every request to the configured origin; the cache key from the
-//            Host header (or an absolute-form target) and the scheme "http",
-//            the only one a client listener speaks.
+//            Host header (or an absolute-form target, whose authority wins)
+//            and the scheme "http", the only one a client listener speaks.
+// The key, the Host sent upstream (reverse.host_header keep: the same
+// canonical authority) and the logged URL all come from one EffectiveUri.
 
 #include <string>
 #include <string_view>
@@ -23,7 +25,7 @@ struct Route {
   RouteKind kind = RouteKind::fetch;
   Origin upstream;              // where to connect
   std::string upstream_target;  // origin-form target sent upstream
-  std::string host_header;      // Host sent upstream
+  std::string host_header;      // Host sent upstream: canonical, never the raw field
   EffectiveUri uri;             // the request's target URI
   std::string cache_key;        // cache_key(uri)
 };

@@ -131,6 +131,17 @@ void note_cut_body(WorkerContext& worker, const UpstreamResponse& upstream, std:
       (*held_back > 0 ? " (" + std::to_string(*held_back) + " more since the last)" : ""));
 }
 
+// Every Transfer-Encoding line, joined as one list (RFC 9110 §5.3).
+std::string transfer_codings(const beast::http::fields& fields) {
+  std::string out;
+  for (const auto& f : fields) {
+    if (f.name() != beast::http::field::transfer_encoding) continue;
+    if (!out.empty()) out += ", ";
+    out.append(f.value());
+  }
+  return out;
+}
+
 }  // namespace
 
 void prepare_client_head(beast::http::response<beast::http::buffer_body>& msg,
@@ -138,7 +149,12 @@ void prepare_client_head(beast::http::response<beast::http::buffer_body>& msg,
                          std::string_view via, std::string_view x_cache) {
   const bool chunked = msg.chunked();
   const bool has_length = msg.has_content_length();
+  // A body read until close under codings other than chunked (RFC 9112 §6.3
+  // item 4) is relayed as it came, still coded: the client is told which
+  // codings, with chunked added after them for an HTTP/1.1 client.
+  const std::string codings = chunked ? std::string() : transfer_codings(msg.base());
   strip_hop_by_hop(msg.base());
+  if (!codings.empty()) msg.set(beast::http::field::transfer_encoding, codings);
   append_via(msg.base(), via);
   // RFC 9110 §6.6.1: a recipient with a clock dates an undated response it forwards.
   if (msg.find(beast::http::field::date) == msg.end()) {

@@ -28,7 +28,7 @@ bool is_own_squid_digest(const EffectiveUri& uri, const OwnListeners& proxy,
   // name another object.
   if (uri.scheme != "http" || uri.path != protocol::kSquidDigestPath || uri.query) return false;
   if (const auto address = parse_ip(bare(uri.host))) {
-    return check_destination(*address, uri.port, proxy, AccessList{}) ==
+    return check_destination(*address, uri.port, proxy, nullptr, AccessList{}) ==
            DestinationVerdict::own_listener;
   }
   const bool named = std::any_of(hostnames.begin(), hostnames.end(), [&](const std::string& name) {

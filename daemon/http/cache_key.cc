@@ -15,11 +15,44 @@ std::uint16_t default_port(std::string_view scheme) { return scheme == "https" ?
 bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-// reg-name and IP-literal characters: unreserved, pct-encoded, sub-delims
-// (RFC 3986 §3.2.2), plus ":" inside brackets.
-bool is_host_char(char c, bool in_brackets) {
-  return is_alpha(c) || is_digit(c) || std::strchr("-._~%!$&'()*+,;=", c) != nullptr ||
-         (in_brackets && c == ':');
+// A reg-name octet: unreserved or sub-delims (RFC 3986 §3.2.2). Not "%":
+// a percent-encoded name is another spelling of a plain one (§6.2.2.2), and
+// DNS names need none; not a non-ASCII octet: an internationalized name
+// travels as its A-label ("xn--..."), which clients make (RFC 5890).
+bool is_reg_name_char(char c) {
+  return is_alpha(c) || is_digit(c) ||
+         (c != '\0' && std::strchr("-._~!$&'()*+,;=", c) != nullptr);
+}
+
+// Inside brackets: an IPv6 address, its hex digits, ":" and "." (RFC 3986
+// §3.2.2); no zone identifier ("%25eth0") and no IPvFuture.
+bool is_ip_literal_char(char c) {
+  return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F') || c == ':' || c == '.';
+}
+
+// The one spelling of a host that keys, routes, logs and goes upstream:
+// lower-case (RFC 9110 §4.2.3), one trailing dot removed (an absolute DNS
+// name, "example.com." is "example.com"), no empty label.
+std::error_code canonical_host(std::string_view host, std::string& out) {
+  if (host.empty()) return UriErrc::missing_host;
+  if (host.front() == '[') {
+    if (host.size() < 3 || host.back() != ']') return UriErrc::invalid_host;
+    for (char c : host.substr(1, host.size() - 2)) {
+      if (!is_ip_literal_char(c)) return UriErrc::invalid_host;
+    }
+    out = to_lower(host);
+    return {};
+  }
+  if (host.back() == '.') host.remove_suffix(1);
+  if (host.empty() || host.front() == '.' || host.back() == '.' ||
+      host.find("..") != std::string_view::npos) {
+    return UriErrc::invalid_host;
+  }
+  for (char c : host) {
+    if (!is_reg_name_char(c)) return UriErrc::invalid_host;
+  }
+  out = to_lower(host);
+  return {};
 }
 
 // Visible ASCII: what may appear in a path or query on the wire. Finer URI
@@ -40,33 +73,20 @@ std::error_code parse_port(std::string_view text, std::string_view scheme, std::
   return {};
 }
 
-// authority = host [ ":" port ], userinfo refused (RFC 9110 §4.2.4).
+// authority = host [ ":" port ], userinfo refused (RFC 9110 §4.2.4); the
+// host made canonical. `scheme` (already set in `out`) gives the default port.
 std::error_code parse_authority(std::string_view authority, EffectiveUri& out) {
   if (authority.find('@') != std::string_view::npos) return UriErrc::userinfo;
-  std::string_view host = authority;
-  std::string_view port;
-  bool has_port = false;
   const bool bracketed = !authority.empty() && authority.front() == '[';
-  const std::size_t colon =
-      bracketed ? authority.find(':', authority.find(']')) : authority.rfind(':');
-  if (bracketed && authority.find(']') == std::string_view::npos) return UriErrc::invalid_host;
-  if (colon != std::string_view::npos) {
-    host = authority.substr(0, colon);
-    port = authority.substr(colon + 1);
-    has_port = true;
-  }
-  if (host.empty()) return UriErrc::missing_host;
-  if (bracketed && host.back() != ']') return UriErrc::invalid_host;
-  const std::string_view inner = bracketed ? host.substr(1, host.size() - 2) : host;
-  for (char c : inner) {
-    if (!is_host_char(c, bracketed)) return UriErrc::invalid_host;
-  }
-  out.host = to_lower(host);
-  if (!has_port) {
+  const std::size_t close = bracketed ? authority.find(']') : 0;
+  if (bracketed && close == std::string_view::npos) return UriErrc::invalid_host;
+  const std::size_t colon = authority.find(':', close);
+  if (auto ec = canonical_host(authority.substr(0, colon), out.host)) return ec;
+  if (colon == std::string_view::npos) {
     out.port = default_port(out.scheme);
     return {};
   }
-  return parse_port(port, out.scheme, out.port);
+  return parse_port(authority.substr(colon + 1), out.scheme, out.port);
 }
 
 // path-abempty [ "?" query ] [ "#" fragment ]: the fragment is dropped.
@@ -89,6 +109,19 @@ std::error_code set_scheme(std::string_view scheme, EffectiveUri& out) {
 }
 
 }  // namespace
+
+std::string canonical_authority(const EffectiveUri& uri) {
+  if (uri.port == default_port(uri.scheme)) return uri.host;
+  return uri.host + ":" + std::to_string(uri.port);
+}
+
+bool valid_host_field(std::string_view value) {
+  value = trim_ows(value);
+  if (value.empty()) return true;
+  EffectiveUri scratch;
+  scratch.scheme = "http";
+  return !parse_authority(value, scratch);
+}
 
 // Built in one allocation: every request, hit or miss, makes its key.
 std::string cache_key(const EffectiveUri& uri) {

@@ -1,12 +1,20 @@
 #pragma once
 // The primary cache key: the target URI of a request (RFC 9111 §2, RFC 9110
 // §7.1), normalized as RFC 9110 §4.2.3 allows for http and https: scheme and
-// host lower-cased, the default port dropped, an empty path made "/". The
-// path and query are kept byte for byte; the fragment is never part of it.
+// host lower-cased, one trailing dot of the host removed, the default port
+// dropped, an empty path made "/". The path and query are kept byte for byte;
+// the fragment is never part of it.
 //
-// Reverse proxy: origin-form target + Host header + the listener's scheme.
-// Forward proxy: absolute-form target ("http://Host:80/a?b"), Host ignored
-// (RFC 9112 §3.2.2).
+// The target URI is computed once per request (effective_request_uri), and
+// the key, the Host sent upstream (canonical_authority), the access log's URL
+// and the site chosen all come from it, so no two of them can disagree
+// (docs/proxy.md, "One authority per request"). An absolute-form target
+// stands alone and the Host field is ignored (RFC 9112 §3.2.2), in both modes;
+// origin-form takes the Host field and the listener's scheme.
+//
+// Hosts are strict: userinfo, a path, "%", a non-ASCII octet, an empty label
+// or a zone identifier is refused (a 400 at the proxy), so that one host has
+// one spelling.
 
 #include <cstdint>
 #include <optional>
@@ -28,6 +36,15 @@ struct EffectiveUri {
 
 // "scheme://host[:port]path[?query]" with the default port left out.
 std::string cache_key(const EffectiveUri& uri);
+
+// "host[:port]" of the URI, the port only when it is not the scheme's
+// default: the Host field a request for `uri` carries upstream.
+std::string canonical_authority(const EffectiveUri& uri);
+
+// Whether a Host field value is one effective_request_uri would accept:
+// uri-host [":" port] under the rules above, or empty (RFC 9112 §3.2: a
+// target without an authority).
+bool valid_host_field(std::string_view value);
 
 // An absolute http or https URI; a fragment is dropped.
 Result<EffectiveUri> parse_absolute_uri(std::string_view uri);

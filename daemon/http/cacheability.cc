@@ -43,6 +43,16 @@ bool too_large(const HeaderList& response, std::uint64_t max_object_bytes) {
   return !bytes || *bytes > max_object_bytes;
 }
 
+// Any Transfer-Encoding but exactly chunked, which the relay decodes.
+bool transfer_coded(const HeaderList& response) {
+  for (const HeaderField& field : response) {
+    if (iequals(field.name, "Transfer-Encoding") && !iequals(trim_ows(field.value), "chunked")) {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string_view to_string(StoreReason reason) {
@@ -69,6 +79,8 @@ std::string_view to_string(StoreReason reason) {
       return "no_freshness_info";
     case StoreReason::too_large:
       return "too_large";
+    case StoreReason::transfer_coded:
+      return "transfer_coded";
   }
   return "unknown";
 }
@@ -100,6 +112,7 @@ StoreReason storability(const StoreInput& in) {
   }
   if (!has_freshness_info(in.status, in.response, rd)) return StoreReason::no_freshness_info;
   if (too_large(in.response, in.max_object_bytes)) return StoreReason::too_large;
+  if (transfer_coded(in.response)) return StoreReason::transfer_coded;
   return StoreReason::storable;
 }
 

@@ -37,6 +37,9 @@ enum class StoreReason {
   no_freshness_info,      // no explicit expiry, not public, status not
                           // heuristically cacheable (§3, RFC 9110 §15.1)
   too_large,              // Content-Length above the limit, or unreadable
+  transfer_coded,         // a transfer coding other than chunked: the body
+                          // arrives coded (RFC 9112 §6.3 item 4) and a hit
+                          // could not say how, the coding being hop-by-hop
 };
 
 std::string_view to_string(StoreReason reason);

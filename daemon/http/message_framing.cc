@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "daemon/http/cache_key.h"
 #include "daemon/http/field_value.h"
 
 namespace sumcache::daemon {
@@ -57,19 +58,12 @@ class FramingCategory final : public std::error_category {
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool is_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 bool is_ows(char c) { return c == ' ' || c == '\t'; }
 
 // tchar (RFC 9110 §5.6.2).
 bool is_tchar(char c) {
   return is_alpha(c) || is_digit(c) ||
          std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
-}
-
-// unreserved / sub-delims (RFC 3986 §2.2, §2.3); '%' is checked as pct-encoded.
-bool is_host_char(char c) {
-  return is_alpha(c) || is_digit(c) ||
-         std::string_view("-._~!$&'()*+,;=").find(c) != std::string_view::npos;
 }
 
 // A cursor over one field value, for the transfer-coding grammar.
@@ -171,46 +165,14 @@ FramingErrc check_chunked_last(const std::vector<Coding>& codings) {
   return FramingErrc::ok;
 }
 
-// uri-host [ ":" port ] (RFC 9110 §7.2, RFC 3986 §3.2.2); empty is allowed
-// (a target without an authority).
-bool valid_host(std::string_view value) {
-  value = trim_ows(value);
-  std::string_view host = value;
-  std::string_view port;
-  if (!value.empty() && value.front() == '[') {
-    const std::size_t close = value.find(']');
-    if (close == std::string_view::npos) return false;
-    for (char c : value.substr(1, close - 1)) {
-      if (!is_host_char(c) && c != ':') return false;
-    }
-    const std::string_view rest = value.substr(close + 1);
-    if (!rest.empty() && rest.front() != ':') return false;
-    port = rest.empty() ? rest : rest.substr(1);
-    host = {};
-  } else if (const std::size_t colon = value.find(':'); colon != std::string_view::npos) {
-    host = value.substr(0, colon);
-    port = value.substr(colon + 1);
-  }
-  for (std::size_t i = 0; i < host.size(); ++i) {
-    if (host[i] == '%') {
-      if (i + 2 >= host.size() || !is_hex(host[i + 1]) || !is_hex(host[i + 2])) return false;
-      i += 2;
-    } else if (!is_host_char(host[i])) {
-      return false;
-    }
-  }
-  for (char c : port) {
-    if (!is_digit(c)) return false;
-  }
-  return true;
-}
-
 FramingErrc check_host(unsigned version, const HeaderList& fields) {
   std::size_t count = 0;
   for (const HeaderField& field : fields) {
     if (!iequals(field.name, "Host")) continue;
     if (++count > 1) return FramingErrc::multiple_host;
-    if (!valid_host(field.value)) return FramingErrc::invalid_host;
+    // The same rules that make the request's target URI (cache_key.h):
+    // a Host the route would refuse is refused here, in either form.
+    if (!valid_host_field(field.value)) return FramingErrc::invalid_host;
   }
   return count == 0 && version >= 11 ? FramingErrc::missing_host : FramingErrc::ok;
 }
@@ -304,10 +266,16 @@ FramingDecision response_framing(unsigned version, unsigned status, std::string_
   const FramingErrc length_error = response_content_length(fields, length);
   if (!codings.empty()) {
     if (version == 10) return refuse(kBadGateway, FramingErrc::transfer_encoding_in_http10);
-    if (auto e = check_chunked_last(codings); e != FramingErrc::ok) return refuse(kBadGateway, e);
     if (length || length_error != FramingErrc::ok) {
       return refuse(kBadGateway, FramingErrc::transfer_encoding_and_content_length);
     }
+    // RFC 9112 §6.3 item 4: a response whose last coding is not chunked has
+    // a length all the same: it ends when the server closes the connection.
+    // (A request cannot: it is refused above.)
+    if (!iequals(codings.back().name, "chunked")) {
+      return BodyFraming{BodyFraming::Kind::until_close, 0};
+    }
+    if (auto e = check_chunked_last(codings); e != FramingErrc::ok) return refuse(kBadGateway, e);
     // Relayed codings would reach the client undecoded under our own framing.
     if (codings.size() > 1) return refuse(kBadGateway, FramingErrc::unsupported_transfer_coding);
     return BodyFraming{BodyFraming::Kind::chunked, 0};
@@ -315,6 +283,23 @@ FramingDecision response_framing(unsigned version, unsigned status, std::string_
   if (length_error != FramingErrc::ok) return refuse(kBadGateway, length_error);
   if (length) return BodyFraming{BodyFraming::Kind::length, *length};
   return BodyFraming{BodyFraming::Kind::until_close, 0};  // RFC 9112 §6.3 item 8
+}
+
+bool connection_persists(unsigned version, const HeaderList& fields) {
+  bool keep_alive = false;
+  for (const HeaderField& field : fields) {
+    if (!iequals(field.name, "Connection")) continue;
+    std::string_view rest = field.value;
+    for (;;) {
+      const std::size_t comma = rest.find(',');
+      const std::string_view option = trim_ows(rest.substr(0, comma));
+      if (iequals(option, "close")) return false;
+      if (iequals(option, "keep-alive")) keep_alive = true;
+      if (comma == std::string_view::npos) break;
+      rest.remove_prefix(comma + 1);
+    }
+  }
+  return version >= 11 || keep_alive;
 }
 
 }  // namespace sumcache::daemon

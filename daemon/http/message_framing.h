@@ -21,7 +21,8 @@ struct BodyFraming {
     none,        // no body: the message ends with its head
     length,      // exactly `length` octets (Content-Length)
     chunked,     // the chunked coding (RFC 9112 §7.1)
-    until_close  // a response read until the connection closes (RFC 9112 §6.3 item 8)
+    until_close  // a response read until the connection closes (RFC 9112 §6.3
+                 // items 4 and 8: no framing field, or a last coding not chunked)
   };
   Kind kind = Kind::none;
   std::uint64_t length = 0;  // for Kind::length
@@ -91,6 +92,12 @@ FramingDecision request_framing(unsigned version, const HeaderList& fields);
 // `request_method` is the method of the request this responds to.
 FramingDecision response_framing(unsigned version, unsigned status, std::string_view request_method,
                                  const HeaderList& fields);
+
+// Whether the connection a message came on persists after it (RFC 9112
+// §9.3): not when any Connection line lists "close" (close wins, whatever
+// another line says); otherwise HTTP/1.1 persists, and HTTP/1.0 only when
+// some Connection line lists "keep-alive" (RFC 9112 Appendix C.2.2).
+bool connection_persists(unsigned version, const HeaderList& fields);
 
 }  // namespace sumcache::daemon
 

@@ -42,6 +42,20 @@ bool reaches(const ListenerAddress& listener, const Ip6Bytes& destination,
              own.local_addresses.end();
 }
 
+bool is_this_host(const Ip6Bytes& a, const OwnListeners& own) {
+  return is_loopback_or_unspecified(a) ||
+         std::find(own.local_addresses.begin(), own.local_addresses.end(), a) !=
+             own.local_addresses.end();
+}
+
+// A peer on this very host (a loopback or interface address: the test and
+// demo clusters) may listen on a wildcard address, which is not known here:
+// its port is refused on every address of this host.
+bool reaches_peer(const Ip6Bytes& peer, const Ip6Bytes& destination, const OwnListeners& own) {
+  if (peer == destination) return true;
+  return is_this_host(peer, own) && is_this_host(destination, own);
+}
+
 }  // namespace
 
 bool is_loopback_or_unspecified(const Ip6Bytes& a) {
@@ -52,11 +66,20 @@ bool is_loopback_or_unspecified(const Ip6Bytes& a) {
 }
 
 DestinationVerdict check_destination(const Ip6Bytes& address, std::uint16_t port,
-                                     const OwnListeners& own, const AccessList& deny) {
+                                     const OwnListeners& own, const PeerListeners* peers,
+                                     const AccessList& deny) {
   const Ip6Bytes destination = connected_address(address);
   for (const ListenerAddress& listener : own.listeners) {
     if (listener.port == port && reaches(listener, destination, own)) {
       return DestinationVerdict::own_listener;
+    }
+  }
+  if (peers != nullptr) {
+    for (const ListenerAddress& listener : peers->listeners) {
+      if (listener.port == port &&
+          reaches_peer(connected_address(listener.address), destination, own)) {
+        return DestinationVerdict::peer_listener;
+      }
     }
   }
   if (deny.allows(destination)) return DestinationVerdict::denied;

@@ -35,8 +35,9 @@ struct ProxyStats {
   // (RFC 9213 §2.2; cache/invalid_targeted_field.h).
   std::atomic<std::uint64_t> targeted_fields_invalid{0};
   std::atomic<std::uint64_t> refused_connections{0};
-  // Upstream connects refused by destination: [0] own listener, [1] deny list.
-  std::array<std::atomic<std::uint64_t>, 2> refused_destinations{};
+  // Upstream connects refused by destination: [0] own listener, [1] deny list,
+  // [2] a peer's private listener.
+  std::array<std::atomic<std::uint64_t>, 3> refused_destinations{};
   // Idle admin sessions closed to make room for a new admin connection.
   std::atomic<std::uint64_t> admin_sessions_closed{0};
   // Object requests to peers that a summary or ICP claimed, and how they ended.

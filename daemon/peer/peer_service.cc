@@ -8,6 +8,7 @@
 
 #include "daemon/peer/icp_agent.h"
 #include "daemon/peer/membership_plan.h"
+#include "daemon/peer/peer_listeners.h"
 #include "daemon/peer/peer_sources.h"
 #include "daemon/peer/redis_bus.h"
 #include "daemon/peer/summary_exchange.h"
@@ -339,6 +340,10 @@ awaitable<void> PeerService::resolve_sources(std::uint64_t generation) {
   if (generation != sources_generation_) co_return;  // a later change decides
   if (exchange_) exchange_->set_sources(sources);
   if (sources_handler_) sources_handler_(std::move(sources));
+  if (!listeners_handler_) co_return;
+  auto listeners = co_await resolve_peer_listeners(io_.get_executor(), peers, config_.admin.port,
+                                                   log_, config_.cluster.peer_timeout_ms);
+  if (generation == sources_generation_) listeners_handler_(std::move(listeners));
 }
 
 MembershipStats PeerService::membership_stats() const {

@@ -23,6 +23,7 @@
 #include "daemon/net/accept_loop.h"
 #include "daemon/net/asio.h"
 #include "daemon/net/cidr.h"
+#include "daemon/net/destination_policy.h"
 #include "daemon/peer/cluster_invalidations.h"
 #include "daemon/peer/listener_refusals.h"
 #include "daemon/peer/peer_table.h"
@@ -118,6 +119,11 @@ class PeerService {
   void on_sources(std::function<void(std::optional<AccessList>)> handler) {
     sources_handler_ = std::move(handler);
   }
+  // The peers' private listeners, each time the peers change (called on the
+  // peer thread): refused as proxy destinations (daemon/peer/peer_listeners.h).
+  void on_listeners(std::function<void(PeerListeners)> handler) {
+    listeners_handler_ = std::move(handler);
+  }
   MembershipStats membership_stats() const;
   // cluster.transport "redis" (docs/peers.md, "Redis transport"): the bus's
   // servers and counters; nullopt with transport "mesh". Any thread.
@@ -158,6 +164,8 @@ class PeerService {
   // On the peer thread.
   MembershipResult add_member(const config::PeerConfig& peer, PeerSource source);
   MembershipResult remove_member(std::string_view id, std::string_view why);
+  // Who may reach the peer-only listeners, and which peer listeners the proxy
+  // refuses as destinations: both follow each change of peers.
   void refresh_sources();
   awaitable<void> resolve_sources(std::uint64_t generation);
   // cluster.discovery: every interval, the name's addresses; a new one is
@@ -192,6 +200,7 @@ class PeerService {
   std::unique_ptr<IcpAgent> icp_;              // icp mode
   LogLimiter invalidation_log_;                // purges that cannot be sent, tombstones dropped
   std::function<void(std::optional<AccessList>)> sources_handler_;
+  std::function<void(PeerListeners)> listeners_handler_;
   std::uint64_t sources_generation_ = 0;  // the peer thread's
   LogLimiter join_refused_log_;
   std::atomic<std::uint64_t> joined_{0};

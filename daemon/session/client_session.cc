@@ -270,12 +270,15 @@ awaitable<void> serve_requests(WorkerContext& worker, CacheService* cache, Clien
       worker.stats.requests.fetch_add(1, std::memory_order_relaxed);
       worker.stats.bytes_in.fetch_add(n, std::memory_order_relaxed);
       fill_record(record, client, parser.get());
-      client.keep_alive = parser.get().keep_alive() && !shared.draining.load();
+      const HeaderList framing_lines = framing_fields(parser.get().base());
+      // Every Connection line counts: "close" on any of them wins (Beast's
+      // message-level keep_alive() reads the first line only).
+      client.keep_alive =
+          connection_persists(parser.get().version(), framing_lines) && !shared.draining.load();
       // Where the body ends is decided here, before dispatch reads any of it:
       // a message whose framing is ambiguous would let its body be taken for
       // the next request (RFC 9112 §6.3, §11.2). The connection then closes.
-      const auto framing =
-          request_framing(parser.get().version(), framing_fields(parser.get().base()));
+      const auto framing = request_framing(parser.get().version(), framing_lines);
       // Before the allow-list: only a verified peer may pass without a place in it.
       const PeerRequestCheck peer_check =
           check_peer_headers(*settings, parser.get(), cache != nullptr ? cache->peers() : nullptr);

@@ -13,6 +13,7 @@ beast::http::fields sample() {
   f.insert("X-Custom", "2");
   f.insert(beast::http::field::transfer_encoding, "chunked");
   f.insert(beast::http::field::cache_control, "no-cache");
+  f.insert(beast::http::field::connection, "close");
   return f;
 }
 
@@ -25,15 +26,18 @@ TEST(HeaderConvert, KeepsEveryLineAndTheOrderOfEachName_Rfc9110_5_3) {
                                {"X-Custom", "2"},
                                {"Content-Length", "5"},
                                {"Transfer-Encoding", "chunked"},
-                               {"Cache-Control", "no-cache"}};
+                               {"Cache-Control", "no-cache"},
+                               {"Connection", "close"}};
   EXPECT_EQ(to_header_list(sample()), expected);
   EXPECT_TRUE(to_header_list(beast::http::fields{}).empty());
 }
 
-// RFC 9112 §6: what framing decides on, and nothing else.
-TEST(HeaderConvert, FramingFieldsAreTransferEncodingContentLengthAndHost_Rfc9112_6) {
-  const HeaderList expected = {
-      {"Host", "example.com"}, {"Content-Length", "5"}, {"Transfer-Encoding", "chunked"}};
+// RFC 9112 §6, §9.3: what framing and persistence decide on, and nothing else.
+TEST(HeaderConvert, FramingFieldsAreTransferEncodingContentLengthHostAndConnection_Rfc9112_6) {
+  const HeaderList expected = {{"Host", "example.com"},
+                               {"Content-Length", "5"},
+                               {"Transfer-Encoding", "chunked"},
+                               {"Connection", "close"}};
   EXPECT_EQ(framing_fields(sample()), expected);
 }
 

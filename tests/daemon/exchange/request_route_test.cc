@@ -159,7 +159,7 @@ TEST(RequestRoute, ReverseSendsEverythingToTheOriginKeyedByHost_Rfc9112_3_3) {
   EXPECT_EQ(r.kind, RouteKind::fetch);
   EXPECT_EQ(r.upstream, (Origin{true, "origin.example", 8443}));
   EXPECT_EQ(r.upstream_target, "/p?q=1");
-  EXPECT_EQ(r.host_header, "WWW.Example");  // host_header "keep": as the client sent it
+  EXPECT_EQ(r.host_header, "www.example");  // host_header "keep": the key's authority
   EXPECT_EQ(r.cache_key, "http://www.example/p?q=1");
 
   const Route o = routed(reverse(config::HostHeader::origin), "GET", "/p", "www.example");
@@ -174,6 +174,30 @@ TEST(RequestRoute, ReverseAcceptsAbsoluteFormForTheKeyOnly_Rfc9112_3_2_2) {
   EXPECT_EQ(r.upstream, (Origin{true, "origin.example", 8443}));
   EXPECT_EQ(r.cache_key, "http://a.example:8080/x");
   EXPECT_EQ(r.upstream_target, "/x");
+}
+
+// Issue 27 item 1: with host_header keep, the Host sent upstream is the
+// authority the key was made from, never the raw field. An absolute-form
+// target naming one host with a Host field naming another used to go to the
+// origin with the other Host and be stored under the first one's key.
+TEST(RequestRoute, ReverseKeepSendsTheKeysAuthorityNotTheHostField_Rfc9112_3_2_2) {
+  const Route r = routed(reverse(), "GET", "http://victim.example/p", "attacker.example");
+  EXPECT_EQ(r.cache_key, "http://victim.example/p");
+  EXPECT_EQ(r.host_header, "victim.example");
+  const Route port = routed(reverse(), "GET", "http://Victim.Example.:8080/p", "attacker.example");
+  EXPECT_EQ(port.cache_key, "http://victim.example:8080/p");
+  EXPECT_EQ(port.host_header, "victim.example:8080");
+  for (std::string_view host : {"victim.example", "VICTIM.example.", "victim.example:80"}) {
+    const Route o = routed(reverse(), "GET", "/p", host);
+    EXPECT_EQ(o.cache_key, "http://victim.example/p") << host;
+    EXPECT_EQ(o.host_header, "victim.example") << host;
+  }
+}
+
+TEST(RequestRoute, ReverseRefusesHostsWithUserinfoOrAPath) {
+  for (std::string_view host : {"u@victim.example", "victim.example/p", "%76ictim.example"}) {
+    EXPECT_EQ(refused(reverse(), "GET", "/p", host).status, 400U) << host;
+  }
 }
 
 TEST(RequestRoute, ReverseRefusesConnectAndTargetsWithoutAUri) {

@@ -84,7 +84,7 @@ TEST(CacheKey, MalformedUrisAreRefusedWithAReason) {
       {"http://exa\"mple.com/", UriErrc::invalid_host},
       {"http://[::1/", UriErrc::invalid_host},
       {"http://[::1]x/", UriErrc::invalid_host},
-      {"http://a:b:c/", UriErrc::invalid_host},
+      {"http://a:b:c/", UriErrc::invalid_port},
       {"http://example.com:0/", UriErrc::invalid_port},
       {"http://example.com:65536/", UriErrc::invalid_port},
       {"http://example.com:8a/", UriErrc::invalid_port},
@@ -96,6 +96,63 @@ TEST(CacheKey, MalformedUrisAreRefusedWithAReason) {
     const auto parsed = parse_absolute_uri(uri);
     EXPECT_EQ(parsed.error(), error) << uri;
   }
+}
+
+// Issue 27 item 1: one host, one spelling. The key, the Host sent upstream
+// and the log line are made from it, so spellings that a resolver or an
+// origin would take for one name must make one key, and the rest are refused.
+TEST(CacheKey, HostHasOneCanonicalSpelling) {
+  const std::pair<std::string_view, std::string_view> same[] = {
+      {"victim.example", "http://victim.example/p"},
+      {"VICTIM.Example", "http://victim.example/p"},
+      {"victim.example.", "http://victim.example/p"},
+      {"victim.example:80", "http://victim.example/p"},
+      {"Victim.Example.:80", "http://victim.example/p"},
+      {"victim.example:", "http://victim.example/p"},
+      {"victim.example:8080", "http://victim.example:8080/p"},
+      {"[::1]:8080", "http://[::1]:8080/p"},
+  };
+  for (const auto& [host, key] : same) {
+    const auto uri = effective_request_uri("/p", host, "http");
+    ASSERT_TRUE(uri.ok()) << host;
+    EXPECT_EQ(cache_key(*uri), key) << host;
+  }
+  EXPECT_EQ(cache_key(*parse_absolute_uri("http://Victim.Example.:80/p")),
+            "http://victim.example/p");
+}
+
+TEST(CacheKey, HostsWithUserinfoPathPercentOrNonAsciiAreRefused) {
+  const std::pair<std::string_view, UriErrc> table[] = {
+      {"user@victim.example", UriErrc::userinfo},
+      {"victim.example/p", UriErrc::invalid_host},
+      {"victim.example?q", UriErrc::invalid_host},
+      {"%76ictim.example", UriErrc::invalid_host},
+      {"b\xc3\xbc"
+       "cher.example",
+       UriErrc::invalid_host},
+      {"victim..example", UriErrc::invalid_host},
+      {".victim.example", UriErrc::invalid_host},
+      {"victim.example..", UriErrc::invalid_host},
+      {".", UriErrc::invalid_host},
+      {"[fe80::1%25eth0]", UriErrc::invalid_host},
+      {"[v1.x]", UriErrc::invalid_host},
+      {"[]", UriErrc::invalid_host},
+  };
+  for (const auto& [host, error] : table) {
+    EXPECT_EQ(effective_request_uri("/p", host, "http").error(), error) << host;
+    EXPECT_FALSE(valid_host_field(host)) << host;
+  }
+  EXPECT_TRUE(valid_host_field(""));  // RFC 9112 §3.2: a target without an authority
+  EXPECT_TRUE(valid_host_field(" xn--bcher-kva.example:8080 "));
+}
+
+// What keep mode forwards as Host: the authority the key holds.
+TEST(CacheKey, CanonicalAuthorityDropsOnlyTheDefaultPort) {
+  EXPECT_EQ(canonical_authority(*parse_absolute_uri("http://A.example.:80/x")), "a.example");
+  EXPECT_EQ(canonical_authority(*parse_absolute_uri("https://a.example:80/x")), "a.example:80");
+  EXPECT_EQ(canonical_authority(*parse_absolute_uri("https://[::1]:443/")), "[::1]");
+  EXPECT_EQ(canonical_authority(*effective_request_uri("/", "a.example:8080", "http")),
+            "a.example:8080");
 }
 
 TEST(CacheKey, ErrorsHaveTheirOwnCategoryAndMessages) {

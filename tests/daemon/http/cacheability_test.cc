@@ -141,6 +141,17 @@ TEST(Cacheability, ContentLengthAboveTheLimitIsTooLarge) {
   EXPECT_EQ(check("GET", {}, 200, {}, 0), StoreReason::storable);  // checked while streaming
 }
 
+// Issue 27 item 6a: a body read until close under a transfer coding other
+// than chunked arrives coded; a hit could not say how (the coding is
+// hop-by-hop), so it is relayed and never stored.
+TEST(Cacheability, ATransferCodingOtherThanChunkedIsNotStored_Rfc9112_6_3) {
+  EXPECT_EQ(check("GET", {}, 200, {{"Transfer-Encoding", "gzip"}}), StoreReason::transfer_coded);
+  EXPECT_EQ(check("GET", {}, 200, {{"Transfer-Encoding", "chunked, gzip"}}),
+            StoreReason::transfer_coded);
+  EXPECT_EQ(check("GET", {}, 200, {{"Transfer-Encoding", " Chunked "}}), StoreReason::storable);
+  EXPECT_EQ(to_string(StoreReason::transfer_coded), "transfer_coded");
+}
+
 // Our choice (docs/caching.md): Set-Cookie is stored and kept with its response.
 TEST(Cacheability, SetCookieIsStoredAndKept_Rfc9111_3) {
   const HeaderList response = {{"Cache-Control", "max-age=60"}, {"Set-Cookie", "id=1"}};

@@ -155,6 +155,17 @@ TEST(MessageFraming, RequestsAreFramedOrRefusedAsRfc9112Says) {
        11,
        {{"Host", "a%zz"}},
        refused(400, FramingErrc::invalid_host)},
+      {"issue 27: a percent-encoded Host is another spelling of a plain one",
+       11,
+       {{"Host", "%61.example"}},
+       refused(400, FramingErrc::invalid_host)},
+      {"issue 27: a non-ASCII Host (IDNA travels as an A-label)",
+       11,
+       {{"Host",
+         "b\xc3\xbc"
+         "cher.example"}},
+       refused(400, FramingErrc::invalid_host)},
+      {"issue 27: a trailing dot is the same name", 11, {{"Host", "a.example."}}, none()},
       {"§3.2: an empty Host is allowed", 11, {{"Host", ""}}, none()},
       {"§3.2: host and port", 11, {{"Host", "a.example:8080"}}, none()},
       {"§3.2: IPv6 literal and port", 11, {{"Host", "[::1]:8080"}}, none()},
@@ -227,13 +238,31 @@ TEST(MessageFraming, ResponsesWithBadFramingAreA502) {
        200,
        "GET",
        {{"Transfer-Encoding", "xchunked"}, {"Content-Length", "3"}},
-       refused(502, FramingErrc::chunked_not_final)},
-      {"§6.3 item 5: gzip without chunked",
+       refused(502, FramingErrc::transfer_encoding_and_content_length)},
+      {"§6.3 item 4: gzip without chunked is read until close",
        11,
        200,
        "GET",
        {{"Transfer-Encoding", "gzip"}},
-       refused(502, FramingErrc::chunked_not_final)},
+       until_close()},
+      {"§6.3 item 4: chunked not last is read until close",
+       11,
+       200,
+       "GET",
+       {{"Transfer-Encoding", "chunked, gzip"}},
+       until_close()},
+      {"§6.3 item 4: over two lines",
+       11,
+       200,
+       "GET",
+       {{"Transfer-Encoding", "gzip"}, {"Transfer-Encoding", "identity"}},
+       until_close()},
+      {"§6.3 item 4: but not with a length",
+       11,
+       200,
+       "GET",
+       {{"Transfer-Encoding", "gzip"}, {"Content-Length", "3"}},
+       refused(502, FramingErrc::transfer_encoding_and_content_length)},
       {"§6.3 item 5: codings before chunked would reach the client undecoded",
        11,
        200,
@@ -281,6 +310,21 @@ TEST(MessageFraming, ResponsesWithBadFramingAreA502) {
     EXPECT_EQ(describe(decision), describe(c.expected)) << c.rule;
     EXPECT_EQ(decision, c.expected) << c.rule;
   }
+}
+
+// Issue 27 item 6b: "close" on any Connection line wins over "keep-alive"
+// on another (RFC 9112 §9.3, §9.6).
+TEST(MessageFraming, CloseOnAnyConnectionLineEndsTheConnection_Rfc9112_9_3) {
+  EXPECT_TRUE(connection_persists(11, {}));
+  EXPECT_FALSE(connection_persists(10, {}));
+  EXPECT_TRUE(connection_persists(10, {{"Connection", "Keep-Alive"}}));
+  EXPECT_FALSE(connection_persists(11, {{"Connection", "close"}}));
+  EXPECT_FALSE(connection_persists(11, {{"Connection", "keep-alive"}, {"Connection", "close"}}));
+  EXPECT_FALSE(connection_persists(11, {{"connection", "keep-alive"}, {"CONNECTION", " Close "}}));
+  EXPECT_FALSE(connection_persists(10, {{"Connection", "keep-alive"}, {"Connection", "close"}}));
+  EXPECT_FALSE(connection_persists(11, {{"Connection", "x-option, close"}}));
+  EXPECT_TRUE(connection_persists(11, {{"Connection", "x-closed, keep-alive"}}));
+  EXPECT_TRUE(connection_persists(11, {{"X-Connection", "close"}}));
 }
 
 TEST(MessageFraming, EveryRefusalHasAReasonNamingTheField) {

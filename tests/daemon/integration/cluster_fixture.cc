@@ -30,7 +30,8 @@ std::string node_config(const ClusterNode& self, const std::vector<ClusterNode>&
     peers += R"({"id": ")" + p.id + R"(", "host": ")" + p.address + R"(", "http_port": )" +
              std::to_string(p.http_port) + R"(, "peer_port": )" + std::to_string(p.peer_port) +
              R"(, "icp_port": )" + std::to_string(p.icp_port) + R"(, "object_port": )" +
-             std::to_string(p.object_port) + "}";
+             std::to_string(p.object_port) + R"(, "admin_port": )" + std::to_string(p.admin_port) +
+             "}";
   }
   return R"({
     "node": {"id": ")" +

@@ -15,6 +15,7 @@
 
 #include "tests/daemon/admin/metric_samples.h"
 #include "tests/daemon/integration/proxy_fixture.h"
+#include "tests/daemon/integration/scripted_origin.h"
 #include "tests/support/raw_client.h"
 
 namespace sumcache::testing {
@@ -307,7 +308,6 @@ class UpstreamFraming : public Framing {
   RawOrigin raw_{{
       {"/xchunked-with-length",
        cacheable("Transfer-Encoding: xchunked\r\nContent-Length: 5\r\n", "hello")},
-      {"/gzip", cacheable("Transfer-Encoding: gzip\r\n", "hello")},
       {"/gzip-then-chunked",
        cacheable("Transfer-Encoding: gzip, chunked\r\n", "5\r\nhello\r\n0\r\n\r\n")},
       {"/chunked-twice",
@@ -321,6 +321,9 @@ class UpstreamFraming : public Framing {
       {"/differing-list", cacheable("Content-Length: 5, 6\r\n", "hello!")},
       {"/equal-lengths", cacheable("Content-Length: 5\r\nContent-Length: 5, 5\r\n", "hello")},
       {"/good", cacheable("Content-Length: 5\r\n", "hello")},
+      {"/two-connection-lines",
+       "HTTP/1.1 200 OK\r\nCache-Control: no-store\r\nConnection: keep-alive\r\n"
+       "Connection: close\r\nContent-Length: 5\r\n\r\nhello"},
   }};
 
   ClientResponse get(const std::string& path) {
@@ -335,7 +338,7 @@ TEST_F(UpstreamFraming, BadResponseFramingIs502NeverCachedAndTheConnectionDroppe
   // The short timeout only bounds the runs before the fix, which waited for the end of a body.
   ASSERT_TRUE(start_proxy({.extra_json = R"("limits": {"upstream_io_timeout_ms": 1000},)"}));
   for (const char* path :
-       {"/xchunked-with-length", "/gzip", "/gzip-then-chunked", "/chunked-twice", "/empty-te",
+       {"/xchunked-with-length", "/gzip-then-chunked", "/chunked-twice", "/empty-te",
         "/http10-chunked", "/chunked-with-length", "/differing-lengths", "/differing-list"}) {
     SCOPED_TRACE(path);
     for (int attempt = 0; attempt < 2; ++attempt) {
@@ -381,7 +384,7 @@ TEST_F(UpstreamFraming, RefusalsAreCountedInMetricsAndLogged) {
   ASSERT_TRUE(admin_port) << daemon_log();
   expect_refused({{"TE: gzip", "POST " + origin_url("/outer") + " HTTP/1.1\r\nHost: " + host() +
                                    "\r\nTransfer-Encoding: gzip\r\n\r\n" + smuggled()}});
-  EXPECT_EQ(get("/gzip").status, 502U);
+  EXPECT_EQ(get("/chunked-twice").status, 502U);
   HttpClient admin({.host = "127.0.0.1",
                     .port = static_cast<std::uint16_t>(std::stoi((*admin_port)[1])),
                     .reuse_connection = false});
@@ -394,6 +397,64 @@ TEST_F(UpstreamFraming, RefusalsAreCountedInMetricsAndLogged) {
                 "refused a request from 127.0.0.1: Transfer-Encoding does not end in chunked"),
             std::string::npos)
       << daemon_log();
+}
+
+// Issue 27 item 6a: RFC 9112 §6.3 item 4 gives a response whose last coding
+// is not chunked a length: it ends when the origin closes. It is relayed with
+// its coding named (chunked added for an HTTP/1.1 client), and not stored, as
+// a hit could not say how its body is coded. A request with it stays a 400.
+TEST_F(Framing, ResponseCodedWithoutChunkedIsReadUntilCloseAndRelayedRfc9112_6_3) {
+  const std::string coded = "\x1f\x8b coded bytes, read until the origin closes";
+  ScriptedOrigin origin(
+      {Send{"HTTP/1.1 200 OK\r\nCache-Control: max-age=600\r\n"
+            "Transfer-Encoding: gzip\r\n\r\n" +
+            coded}});
+  ASSERT_TRUE(start_proxy());
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    const RawReply reply =
+        send_raw("GET " + origin.url() + "/coded HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    const auto responses = parse_responses(reply.data);
+    ASSERT_EQ(responses.size(), 1U) << reply.data;
+    EXPECT_EQ(responses[0].status, 200U) << reply.data;
+    EXPECT_EQ(responses[0].header("Transfer-Encoding").value_or(""), "gzip, chunked");
+    EXPECT_EQ(responses[0].body, coded);
+    EXPECT_EQ(responses[0].header("X-Cache").value_or(""), "MISS") << "a coded body was stored";
+  }
+  EXPECT_EQ(origin.requests(), 2);
+  // An HTTP/1.0 client reads it until the proxy closes.
+  const RawReply old = send_raw("GET " + origin.url() + "/coded HTTP/1.0\r\n\r\n");
+  EXPECT_TRUE(old.peer_closed);
+  EXPECT_NE(old.data.find("\r\n\r\n" + coded), std::string::npos) << old.data;
+  // Requests stay strict.
+  expect_refused({{"TE: gzip request", "POST " + target("/outer") + " HTTP/1.1\r\nHost: " + host() +
+                                           "\r\nTransfer-Encoding: gzip\r\n\r\nabc"}});
+}
+
+// Issue 27 item 6b: "Connection: close" on any line wins over "keep-alive" on
+// another (RFC 9112 §9.3): the proxy answers with close and closes.
+TEST_F(Framing, CloseOnAnyConnectionLineClosesTheClientConnectionRfc9112_9_3) {
+  ASSERT_TRUE(start_proxy());
+  for (const std::string lines : {"Connection: keep-alive\r\nConnection: close\r\n",
+                                  "Connection: close\r\nConnection: keep-alive\r\n"}) {
+    const RawReply reply = send_raw("GET " + target("/obj/two-lines?size=3") +
+                                    " HTTP/1.1\r\nHost: " + host() + "\r\n" + lines + "\r\n");
+    const auto responses = parse_responses(reply.data);
+    ASSERT_EQ(responses.size(), 1U) << reply.data;
+    EXPECT_EQ(responses[0].status, 200U);
+    EXPECT_EQ(responses[0].header("Connection").value_or(""), "close") << lines;
+    EXPECT_TRUE(reply.peer_closed) << "the connection stayed open after:\n" << lines;
+  }
+}
+
+// The same on the upstream side: a response saying close on any line is not
+// pooled, so the next request takes a new connection.
+TEST_F(UpstreamFraming, CloseOnAnyConnectionLineOfAResponseIsNotPooledRfc9112_9_3) {
+  ASSERT_TRUE(start_proxy());
+  EXPECT_EQ(get("/two-connection-lines").body, "hello");
+  EXPECT_EQ(get("/two-connection-lines").body, "hello");
+  const auto seen = raw_.seen("/two-connection-lines");
+  ASSERT_EQ(seen.size(), 2U);
+  EXPECT_NE(seen[0].connection, seen[1].connection);
 }
 
 }  // namespace

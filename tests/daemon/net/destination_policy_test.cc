@@ -23,7 +23,12 @@ const AccessList kDefaultDeny = list({"169.254.0.0/16", "fe80::/10"});
 
 DestinationVerdict check(const std::string& address, std::uint16_t port, const OwnListeners& own,
                          const AccessList& deny = kDefaultDeny) {
-  return check_destination(ip(address), port, own, deny);
+  return check_destination(ip(address), port, own, nullptr, deny);
+}
+
+DestinationVerdict check_with_peers(const std::string& address, std::uint16_t port,
+                                    const OwnListeners& own, const PeerListeners& peers) {
+  return check_destination(ip(address), port, own, &peers, kDefaultDeny);
 }
 
 OwnListeners wildcard_node() {
@@ -99,6 +104,41 @@ TEST(DestinationPolicy, LoopbackOrUnspecified) {
   for (const char* address : {"128.0.0.1", "::2", "10.0.0.1", "fe80::1", "::ffff:10.0.0.1"}) {
     EXPECT_FALSE(is_loopback_or_unspecified(ip(address))) << address;
   }
+}
+
+// Issue 27 item 5: a sibling's peer, object, admin and ICP ports are refused
+// like this node's own, on the peer's address; any other port there stays open.
+TEST(DestinationPolicy, PeerPrivateListenersAreRefusedOnThePeersAddress) {
+  const OwnListeners own = loopback_node();
+  const PeerListeners peers{{{ip("10.9.8.7"), 3130}, {ip("10.9.8.7"), 3129}}};
+  EXPECT_EQ(check_with_peers("10.9.8.7", 3130, own, peers), DestinationVerdict::peer_listener);
+  EXPECT_EQ(check_with_peers("10.9.8.7", 3129, own, peers), DestinationVerdict::peer_listener);
+  EXPECT_EQ(check_with_peers("::ffff:10.9.8.7", 3130, own, peers),
+            DestinationVerdict::peer_listener);
+  EXPECT_EQ(check_with_peers("10.9.8.7", 3128, own, peers), DestinationVerdict::allowed);
+  EXPECT_EQ(check_with_peers("10.9.8.6", 3130, own, peers), DestinationVerdict::allowed);
+}
+
+// A peer on this host (the loopback clusters) may listen on a wildcard
+// address: its ports are refused on every loopback and interface address.
+TEST(DestinationPolicy, PeerOnThisHostIsRefusedOnEveryLocalAddress) {
+  const OwnListeners own = loopback_node();
+  const PeerListeners peers{{{ip("127.0.0.1"), 4130}}};
+  for (const char* address : {"127.0.0.1", "127.0.0.2", "::1", "0.0.0.0", "::ffff:127.0.0.1"}) {
+    EXPECT_EQ(check_with_peers(address, 4130, own, peers), DestinationVerdict::peer_listener)
+        << address;
+  }
+  EXPECT_EQ(check_with_peers("10.1.1.1", 4130, own, peers), DestinationVerdict::allowed);
+  EXPECT_EQ(check_with_peers("127.0.0.1", 4131, own, peers), DestinationVerdict::allowed);
+}
+
+// This node's own object requests to a peer pass no peer list (Origin::peer);
+// our own listeners keep their own reason before any peer's.
+TEST(DestinationPolicy, WithoutAPeerListOnlyOwnListenersAndTheDenyListCount) {
+  const OwnListeners own = loopback_node();
+  const PeerListeners peers{{{ip("127.0.0.1"), 3129}, {ip("127.0.0.1"), 4132}}};
+  EXPECT_EQ(check("127.0.0.1", 4132, own), DestinationVerdict::allowed);
+  EXPECT_EQ(check_with_peers("127.0.0.1", 3129, own, peers), DestinationVerdict::own_listener);
 }
 
 }  // namespace
