@@ -136,6 +136,30 @@ TEST_F(PeerSummaryTest, OlderFullOfTheSameEpochIsIgnored) {
   EXPECT_EQ(peer_.sequence(), 50U);
 }
 
+// The held epoch never goes back: a message of an earlier run of the sender,
+// replayed, is refused whatever its kind or sequence, and changes nothing.
+TEST_F(PeerSummaryTest, FullOrDeltaOfALowerEpochIsStaleAndChangesNothing) {
+  ASSERT_FALSE(peer_.apply(full(bits_, 5, 1'800'000'000)));
+  const auto old_bits = random_bits(1000, 2, 0.5, 3);
+  EXPECT_EQ(peer_.apply(full(old_bits, 90)), ProtocolErrc::stale_epoch);
+  EXPECT_EQ(peer_.admit(full(old_bits, 1)).error(), ProtocolErrc::stale_epoch);
+  EXPECT_EQ(peer_.apply(delta(bits_, 5, 6, {{0, true}})), ProtocolErrc::stale_epoch);
+  EXPECT_EQ(peer_.bits(), bits_);
+  EXPECT_EQ(peer_.epoch(), 1'800'000'000U);
+  EXPECT_EQ(peer_.sequence(), 5U);
+}
+
+TEST_F(PeerSummaryTest, AlternatingTwoOldEpochsNeverTakesEither) {
+  ASSERT_FALSE(peer_.apply(full(bits_, 2, 1'900'000'000)));
+  for (int round = 0; round < 3; ++round) {
+    EXPECT_EQ(peer_.apply(full(random_bits(1000, 2, 0.5, 3), 1)), ProtocolErrc::stale_epoch);
+    EXPECT_EQ(peer_.apply(full(random_bits(1000, 2, 0.5, 4), 1, 1'800'000'000)),
+              ProtocolErrc::stale_epoch);
+  }
+  EXPECT_EQ(peer_.bits(), bits_);
+  EXPECT_EQ(peer_.epoch(), 1'900'000'000U);
+}
+
 TEST_F(PeerSummaryTest, FullWithoutBitsOrWithOtherParamsIsBadEncoding) {
   auto no_bits = full(bits_, 1);
   no_bits.bits.reset();
