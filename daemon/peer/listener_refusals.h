@@ -19,8 +19,9 @@ enum class Refusal : std::uint8_t {
   too_large,    // declared length or the message's sizes over the peer's bound (413)
   rate,         // over the peer's summary rate, or one of its bodies still being read (429)
   header,       // the message's fixed header: bad magic, version, or another node's id (400)
+  stale_epoch,  // an epoch below the one held for the sender: a replay (403 summary, 409 batch)
 };
-inline constexpr std::size_t kRefusalKinds = 9;
+inline constexpr std::size_t kRefusalKinds = 10;
 
 const char* to_string(Refusal r);
 

@@ -21,8 +21,10 @@ enum class RedisRefusal {
   message_unusable,    // decoded, but the directory refused it (size, hash)
   entry_malformed,     // a stream entry not as written (ID, fields)
   reply_malformed,     // an XREAD, HGETALL or TIME reply of the wrong shape
+  message_stale_epoch,  // a summary message of an epoch below its member record's or the one held
+  member_stale_epoch,   // a member record whose epoch is below the one held (a replayed record)
 };
-inline constexpr std::size_t kRedisRefusals = 8;
+inline constexpr std::size_t kRedisRefusals = 10;
 const char* to_string(RedisRefusal r);
 
 struct RedisServerStats {

@@ -72,6 +72,8 @@ const char* to_string(Refusal r) {
       return "rate";
     case Refusal::header:
       return "header";
+    case Refusal::stale_epoch:
+      return "stale_epoch";
   }
   return "unknown";
 }
