@@ -38,9 +38,9 @@ std::uint64_t new_epoch() {
 // fingerprint set's m is its universe, held as values, bounded by their count.
 protocol::DecodeLimits limits(std::string_view message, std::uint64_t max_fingerprints) {
   protocol::DecodeLimits l;
-  const bool fingerprints =
-      message.size() >= protocol::kHeaderBytes &&
-      protocol::is_fingerprint_kind(static_cast<protocol::MessageKind>(protocol::read_header(message).kind));
+  const bool fingerprints = message.size() >= protocol::kHeaderBytes &&
+                            protocol::is_fingerprint_kind(static_cast<protocol::MessageKind>(
+                                protocol::read_header(message).kind));
   l.max_m = fingerprints ? filters::kMaxUniverse : filters::kMaxDirectoryBits;
   l.max_message_bytes = kMaxSummaryBytes;
   l.max_fingerprints = max_fingerprints;
@@ -459,8 +459,8 @@ SummaryResponse SummaryExchange::apply(PeerLane& lane, const protocol::SummaryMe
       log_.info("peer " + peer.config.id + ": " + link.last_error + ": asked for a full one");
       return answer(409, ec.message() + "\n");
     }
-    const bool changed = !had || link.summary.sequence() != before ||
-                         message.kind == protocol::MessageKind::full;
+    const bool changed =
+        !had || link.summary.sequence() != before || message.kind == protocol::MessageKind::full;
     if (changed) {
       const auto ec = message.kind == protocol::MessageKind::full
                           ? directory_.set(peer.slot, link.summary.bits())
@@ -535,8 +535,8 @@ awaitable<void> SummaryExchange::publish_loop() {
     const auto now = std::chrono::steady_clock::now();
     const FilterStats f = store_.filter_stats();
     const std::uint64_t added = store_.filter_keys_added();
-    const double threshold =
-        config_.cluster.update_threshold_percent / 100.0 * static_cast<double>(std::max<std::uint64_t>(f.entries, 1));
+    const double threshold = config_.cluster.update_threshold_percent / 100.0 *
+                             static_cast<double>(std::max<std::uint64_t>(f.entries, 1));
     // The interval also bounds a quiet node's silence: its peers' copies must
     // not expire while nothing changes.
     const bool due = sequence_ == 0 || static_cast<double>(added) >= threshold ||
@@ -600,8 +600,8 @@ void SummaryExchange::publish_round(bool delta_due, SteadyTime now, bool want_fu
       const PeerLink& link = peer.link;
       if (now < link.retry_at) continue;
       send_full = link.needs_full || (delta_due && !delta);
-      want_pull = !link.summary.has_state() ||
-                  now - link.summary_at > config_.cluster.summary_expiry_ms;
+      want_pull =
+          !link.summary.has_state() || now - link.summary_at > config_.cluster.summary_expiry_ms;
     }
     // A peer without a summary here is pulled at once, whatever is pushed to
     // it: a node that just started routes misses as soon as the pulls land.
@@ -669,9 +669,8 @@ awaitable<void> SummaryExchange::push_to(std::shared_ptr<PeerLane> lane,
   PeerHttpRequest req{
       beast::http::verb::post, peer.config.host, peer.config.peer_port, kSummaryPath, *message,
       config_.node.id,         kSummaryType};
-  auto [ec, reply] = co_await peer_http_exchange(executor_, std::move(req),
-                                                 config_.cluster.peer_timeout_ms,
-                                                 tls_client_.get());
+  auto [ec, reply] = co_await peer_http_exchange(
+      executor_, std::move(req), config_.cluster.peer_timeout_ms, tls_client_.get());
   lane->pushing = false;
   if (lane->removed) co_return;
   const auto now = std::chrono::steady_clock::now();
@@ -719,9 +718,8 @@ awaitable<void> SummaryExchange::pull_from(std::shared_ptr<PeerLane> lane) {
       config_.node.id,        kSummaryType};
   req.max_reply_bytes =
       summary_message_bound(max_filter_bits_, max_fingerprints_, peer.config.id.size());
-  auto [ec, reply] = co_await peer_http_exchange(executor_, std::move(req),
-                                                 config_.cluster.peer_timeout_ms,
-                                                 tls_client_.get());
+  auto [ec, reply] = co_await peer_http_exchange(
+      executor_, std::move(req), config_.cluster.peer_timeout_ms, tls_client_.get());
   lane->pulling = false;
   if (lane->removed) co_return;
   if (ec) {
@@ -743,7 +741,8 @@ awaitable<void> SummaryExchange::pull_from(std::shared_ptr<PeerLane> lane) {
       reply.body, [this](std::string_view id) { return secret_for(id); },
       limits(reply.body, max_fingerprints_));
   std::optional<std::string> stale;
-  if (message && message->info.node_id == peer.config.id) stale = stale_summary(*lane, message->info);
+  if (message && message->info.node_id == peer.config.id)
+    stale = stale_summary(*lane, message->info);
   if (!message || message->info.node_id != peer.config.id || !is_full(message->kind) || stale) {
     peer.counters.messages_rejected.fetch_add(1, std::memory_order_relaxed);
     const std::string why = stale     ? *stale
@@ -891,8 +890,8 @@ SummaryResponse SummaryExchange::receive_invalidations(const SummaryRequest& req
     // follows, and one of the held epoch is for another process; neither is
     // progress, and the sender (a replayer, or a peer whose clock went back)
     // should see a refusal.
-    const std::string why = stale_epoch_why("an invalidation batch", batch->node_id, batch->epoch,
-                                            held);
+    const std::string why =
+        stale_epoch_why("an invalidation batch", batch->node_id, batch->epoch, held);
     invalidations_.count_refused();
     lane->peer->counters.messages_rejected.fetch_add(1, std::memory_order_relaxed);
     listener_.refused(Refusal::stale_epoch,

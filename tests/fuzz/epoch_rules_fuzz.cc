@@ -51,8 +51,12 @@ struct Record {
 };
 
 Record read_record(const std::uint8_t* p) {
-  return {static_cast<unsigned>(p[0] & 7U) % 5U, (p[0] & 8U) != 0, kEpochBase + (p[1] & 7U),
-          p[2], p[3], p[4]};
+  return {static_cast<unsigned>(p[0] & 7U) % 5U,
+          (p[0] & 8U) != 0,
+          kEpochBase + (p[1] & 7U),
+          p[2],
+          p[3],
+          p[4]};
 }
 
 InvalidationBatch batch_of(const Record& r) {

@@ -117,8 +117,7 @@ TEST_F(InvalidationSequenceTest, AlternatingTwoCapturedEpochsRestartsOnceOnly) {
 
 TEST_F(InvalidationSequenceTest, StaleEpochWinsOverMissedAndGap) {
   hold_through_ten();
-  expect_decision(seq_.accept(batch(30, 2, kEpoch - 5, 5000)), SequenceVerdict::stale_epoch, 2,
-                  10);
+  expect_decision(seq_.accept(batch(30, 2, kEpoch - 5, 5000)), SequenceVerdict::stale_epoch, 2, 10);
   EXPECT_EQ(seq_.epoch(), kEpoch);
 }
 

@@ -121,7 +121,7 @@ TEST_F(ClusterReplay, BatchesOfOlderEpochsReplayedChangeNothingAndAreCounted) {
   }
   EXPECT_EQ(hits_at_b(), kObjects) << "alternating two older epochs was taken";
   EXPECT_EQ(stale_refusals_at_b(), "5");
-  EXPECT_NE(log_of(1).find("stale_epoch: an invalidation batch of node node-a"),
+  EXPECT_NE(log_of(1).find(R"(stale_epoch: an invalidation batch of node "node-a" with epoch)"),
             std::string::npos)
       << log_of(1);
 
