@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "protocol/protocol_error.h"
 #include "tests/protocol/protocol_test_util.h"
 
@@ -158,6 +160,35 @@ TEST_F(PeerSummaryTest, AlternatingTwoOldEpochsNeverTakesEither) {
   }
   EXPECT_EQ(peer_.bits(), bits_);
   EXPECT_EQ(peer_.epoch(), 1'900'000'000U);
+}
+
+// Over any sequence of fulls and deltas of random epochs and sequences, the
+// epoch held never decreases, and a refused or ignored message changes nothing.
+TEST(PeerSummaryProperty, EpochNeverDecreases) {
+  std::mt19937_64 rng(27);
+  const auto bits = random_bits(1000, 2, 0.1, 1);
+  for (int run = 0; run < 100; ++run) {
+    PeerSummary peer;
+    for (int step = 0; step < 100; ++step) {
+      const std::uint64_t epoch = 1'700'000'000 + rng() % 4;
+      const std::uint64_t sequence = 1 + rng() % 8;
+      SummaryMessage m = rng() % 2 == 0
+                             ? full(bits, sequence, epoch)
+                             : delta(bits, sequence - 1, sequence, {{rng() % 1000, true}});
+      m.info.epoch = epoch;
+      const bool had = peer.has_state();
+      const std::uint64_t held = peer.epoch(), at = peer.sequence();
+      const auto verdict = peer.admit(m);
+      const auto ec = peer.apply(m);
+      if (!had) continue;
+      ASSERT_GE(peer.epoch(), held);
+      if (epoch < held) ASSERT_EQ(ec, ProtocolErrc::stale_epoch);
+      if (ec || !*verdict) {
+        ASSERT_EQ(peer.epoch(), held);
+        ASSERT_EQ(peer.sequence(), at);
+      }
+    }
+  }
 }
 
 TEST_F(PeerSummaryTest, FullWithoutBitsOrWithOtherParamsIsBadEncoding) {
