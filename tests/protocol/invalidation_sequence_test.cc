@@ -135,8 +135,12 @@ TEST(InvalidationSequenceProperty, EpochNeverDecreases) {
       const bool had = seq.has_state();
       const std::uint64_t held = seq.epoch(), through = seq.applied_through();
       const SequenceDecision d = seq.accept(batch(first, count, epoch, missed));
-      if (had) ASSERT_GE(seq.epoch(), held);
-      if (had && epoch < held && count > 0) ASSERT_EQ(d.verdict, SequenceVerdict::stale_epoch);
+      if (had) {
+        ASSERT_GE(seq.epoch(), held);
+      }
+      if (had && epoch < held && count > 0) {
+        ASSERT_EQ(d.verdict, SequenceVerdict::stale_epoch);
+      }
       if (d.skip == count && had) {
         ASSERT_EQ(seq.epoch(), held);
         ASSERT_EQ(seq.applied_through(), through);

@@ -182,7 +182,9 @@ TEST(PeerSummaryProperty, EpochNeverDecreases) {
       const auto ec = peer.apply(m);
       if (!had) continue;
       ASSERT_GE(peer.epoch(), held);
-      if (epoch < held) ASSERT_EQ(ec, ProtocolErrc::stale_epoch);
+      if (epoch < held) {
+        ASSERT_EQ(ec, ProtocolErrc::stale_epoch);
+      }
       if (ec || !*verdict) {
         ASSERT_EQ(peer.epoch(), held);
         ASSERT_EQ(peer.sequence(), at);
