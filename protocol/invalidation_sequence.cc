@@ -12,6 +12,8 @@ const char* to_string(SequenceVerdict verdict) {
       return "duplicate";
     case SequenceVerdict::gap:
       return "gap";
+    case SequenceVerdict::stale_epoch:
+      return "stale_epoch";
     case SequenceVerdict::new_epoch:
       return "new_epoch";
     case SequenceVerdict::missed:
@@ -23,8 +25,14 @@ const char* to_string(SequenceVerdict verdict) {
 SequenceDecision InvalidationSequence::accept(const InvalidationBatch& batch) {
   const std::size_t count = batch.entries.size();
   if (count == 0) return {SequenceVerdict::duplicate, 0, applied_through_};
-  // The first matching row of the table in docs/protocol.md decides.
-  if (has_state_ && batch.epoch != epoch_) return start(batch, SequenceVerdict::new_epoch);
+  // The first matching row of the table in docs/protocol.md decides. Epochs
+  // rise with each start of the sender (its clock in the high bits): a lower
+  // one is a batch of an earlier run, replayed. Taking it as a restart would
+  // let each replay make this node revalidate everything it stored.
+  if (has_state_ && batch.epoch < epoch_) {
+    return {SequenceVerdict::stale_epoch, count, applied_through_};
+  }
+  if (has_state_ && batch.epoch > epoch_) return start(batch, SequenceVerdict::new_epoch);
   const std::uint64_t first = batch.first_seq;
   const std::uint64_t last = batch.last_seq();
   // first > applied_through_ + 1, written so that it cannot overflow.

@@ -16,7 +16,10 @@ enum class SequenceVerdict : std::uint8_t {
   apply_suffix,  // a resend overlapping what was applied: only the entries from `skip` are new
   duplicate,     // every entry was applied already
   gap,           // first_seq is beyond applied_through + 1: refused, the sender resends
-  new_epoch,     // the sender restarted: state reset; what was stored before is unproven
+  stale_epoch,   // an epoch below the one held: a replay (or a clock set back): refused,
+                 // nothing applied, no ack; the held epoch never decreases
+  new_epoch,     // a higher epoch: the sender restarted; state reset; what was stored
+                 // before is unproven
   missed,        // the sender dropped invalidations never applied here: what was stored
                  // before batch.missed_until_ms is unproven
 };
@@ -25,9 +28,11 @@ const char* to_string(SequenceVerdict verdict);
 
 struct SequenceDecision {
   SequenceVerdict verdict = SequenceVerdict::apply;
-  // Apply batch.entries[skip..]: 0 but for apply_suffix; every entry for duplicate and gap.
+  // Apply batch.entries[skip..]: 0 but for apply_suffix; every entry for
+  // duplicate, gap and stale_epoch.
   std::size_t skip = 0;
-  // What the ack to this batch carries, once those entries are applied.
+  // What the ack to this batch carries, once those entries are applied. For
+  // stale_epoch no ack is sent: it is the applied_through of the epoch held.
   std::uint64_t acked_through = 0;
 };
 

@@ -42,6 +42,13 @@ std::error_code PeerSummary::apply(const SummaryMessage& message) {
 }
 
 Result<bool> PeerSummary::admit(const SummaryMessage& message) const {
+  // The held epoch never goes back: epochs rise with each start of the sender
+  // (its clock in the high bits), so a lower one is a replay of a message from
+  // an earlier run, or the sender's clock was set back. Either way it is
+  // refused, of every kind, before anything else is looked at.
+  if (has_state() && message.info.epoch < info_.epoch) {
+    return make_error_code(ProtocolErrc::stale_epoch);
+  }
   switch (message.kind) {
     case MessageKind::full:
     case MessageKind::fingerprint_full:
@@ -56,7 +63,8 @@ Result<bool> PeerSummary::admit(const SummaryMessage& message) const {
 Result<bool> PeerSummary::admit_full(const SummaryMessage& message) const {
   if (!well_formed_full(message)) return make_error_code(ProtocolErrc::bad_encoding);
   // Messages of one epoch carry rising sequences; an older full is a replay
-  // or arrived late, and would roll the state back.
+  // or arrived late, and would roll the state back. A higher epoch is the
+  // sender's restart (admit() has refused a lower one).
   const SummaryInfo& info = message.info;
   return !(has_state() && info.epoch == info_.epoch && info.sequence < info_.sequence);
 }

@@ -15,8 +15,10 @@ namespace sumcache::protocol {
 
 class PeerSummary {
  public:
-  // full: replaces everything (any epoch), except that an older full of the
-  // epoch held is ignored. delta: needs a state with the same epoch, node,
+  // Any kind with an epoch below the one held: stale_epoch, nothing changes
+  // (the held epoch never decreases). full: replaces everything when its
+  // epoch is the one held or higher, except that an older full of the epoch
+  // held is ignored. delta: needs a state with the same epoch, node,
   // params and hasher; base_sequence == sequence() applies it;
   // info.sequence <= sequence() is an old replay: ignored, returns {} and
   // changes nothing; any other base is a sequence_gap (the sender must send a

@@ -39,6 +39,8 @@ class ProtocolCategory final : public std::error_category {
         return "summary delta does not match the held parameters: full summary needed";
       case ProtocolErrc::no_state:
         return "summary delta before any full summary";
+      case ProtocolErrc::stale_epoch:
+        return "summary of an epoch below the one held (a replay, or the sender's clock set back)";
       case ProtocolErrc::invalid_summary:
         return "summary to encode breaks a precondition";
       case ProtocolErrc::signing_failed:

@@ -21,6 +21,7 @@ enum class ProtocolErrc {
   epoch_mismatch,       // a delta from another epoch than the state held (the sender restarted)
   params_mismatch,      // a delta's node, m, k or hash differ from the state held
   no_state,             // a delta arrived before any full summary
+  stale_epoch,          // an epoch below the one held: a replay, refused (never a restart)
   invalid_summary,      // encode: the summary breaks a precondition (node id, params, changes)
   signing_failed,       // encode: the HMAC-SHA256 tag could not be computed
 };

@@ -24,8 +24,9 @@ enum class Refusal : std::uint8_t {
   replayed,     // a verified head whose nonce was seen already (401)
   evicted,      // an unverified connection closed to make room for a new one at the cap
   taken_over,   // a body still being read, cancelled for a newer verified one of that peer
+  stale_epoch,  // an epoch below the one held for the sender: a replay (403 summary, 409 batch)
 };
-inline constexpr std::size_t kRefusalKinds = 13;
+inline constexpr std::size_t kRefusalKinds = 14;
 
 const char* to_string(Refusal r);
 

@@ -90,11 +90,18 @@ class RedisBus {
     std::string cursor = "0-0";    // the last entry ID read
     SteadyTime retry_at{};         // no full to GET yet, or refused: not before this
     SteadyTime applied_at{};       // its last message applied (a full or a delta)
+    SteadyTime record_at{};        // its last member record of `epoch` (or higher) read
   };
 
   awaitable<void> heartbeat_loop();
   awaitable<void> heartbeat();
   void apply_membership(RedisMembershipPlan plan, SteadyTime now);
+  // A live record whose epoch is below the one held (docs/peers.md, "Redis
+  // transport"): refused while the held epoch's node still writes its record;
+  // after a member expiry without one, the peer is dropped to be added afresh.
+  // True: the record is not to be taken this heartbeat.
+  bool stale_record(const MemberRecord& record, SteadyTime now,
+                    std::set<std::string>& still_refused);
   awaitable<void> reap(std::vector<RedisReap> stale);
   awaitable<void> read_loop(std::size_t server);
   awaitable<void> bootstrap(std::string id, std::uint64_t generation);

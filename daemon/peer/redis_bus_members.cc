@@ -103,6 +103,43 @@ awaitable<void> RedisBus::reap(std::vector<RedisReap> stale) {
   }
 }
 
+bool RedisBus::stale_record(const MemberRecord& record, SteadyTime now,
+                            std::set<std::string>& still_refused) {
+  const auto it = readings_.find(record.id);
+  if (it == readings_.end() || record.epoch >= it->second.epoch) return false;
+  Reading& reading = it->second;
+  const std::string key = "epoch " + std::to_string(record.epoch) + " of " + record.id;
+  if (now - reading.record_at < config_.cluster.redis.member_expiry_ms) {
+    // The node of the held epoch wrote its record within an expiry: this
+    // older one was put back (a replay). Refused, counted once while it stays;
+    // the member stays live with the state held.
+    if (!refused_records_.contains(key)) {
+      refused(RedisRefusal::member_stale_epoch, record.id,
+              "member record with epoch " + std::to_string(record.epoch) +
+                  ", below the epoch held " + std::to_string(reading.epoch) +
+                  ": a replay, or that node restarted with its clock set back (it is taken "
+                  "once no record of the held epoch has been read for member_expiry_ms)");
+    }
+    still_refused.insert(key);
+    return true;
+  }
+  // No record of the held epoch for a member expiry: its node is gone, and
+  // the one heartbeating now restarted with its clock set back. The held state
+  // goes with the peer; the next heartbeat adds it afresh.
+  log_.warn("redis: member " + record.id + " went back from epoch " +
+            std::to_string(reading.epoch) + " to " + std::to_string(record.epoch) +
+            " and no record of the higher one was read for " +
+            std::to_string(config_.cluster.redis.member_expiry_ms.count()) +
+            " ms: taken as a restart with its clock set back; check that node's clock");
+  const auto slot = table_.find(record.id);
+  if (slot) {
+    const auto peer = table_.get(*slot);
+    if (peer && peer->source == PeerSource::redis) hooks_.leave(record.id, "its epoch went back");
+  }
+  readings_.erase(it);
+  return true;
+}
+
 void RedisBus::apply_membership(RedisMembershipPlan plan, SteadyTime now) {
   members_.store(plan.live.size() + 1, std::memory_order_relaxed);
   // Each refused record counted once while it stays (a heartbeat a second would recount it).
@@ -111,13 +148,13 @@ void RedisBus::apply_membership(RedisMembershipPlan plan, SteadyTime now) {
     if (!refused_records_.contains(r.record)) refused(r.reason, r.id, "member record: " + r.why);
     still_refused.insert(std::move(r.record));
   }
-  refused_records_ = std::move(still_refused);
 
   const auto stale_after =
       std::max(config_.cluster.summary_expiry_ms / 2, 2 * config_.cluster.update_max_interval_ms);
   std::set<std::string, std::less<>> live;
   for (const MemberRecord& record : plan.live) {
     live.insert(record.id);
+    if (stale_record(record, now, still_refused)) continue;
     const config::PeerConfig wanted = member_peer(record);
     auto slot = table_.find(record.id);
     if (slot) {
@@ -133,6 +170,7 @@ void RedisBus::apply_membership(RedisMembershipPlan plan, SteadyTime now) {
     }
     auto [it, added] = readings_.try_emplace(record.id);
     Reading& reading = it->second;
+    reading.record_at = now;
     if (added) {
       reading.server = redis_shard(record.id, servers_.size());
       reading.epoch = record.epoch;
@@ -148,6 +186,7 @@ void RedisBus::apply_membership(RedisMembershipPlan plan, SteadyTime now) {
       rebootstrap(reading);
     }
   }
+  refused_records_ = std::move(still_refused);
   // Leaves wait until Redis has been reachable for a member expiry: after an
   // outage (or a Redis restarted empty) every node needs a heartbeat to be seen again.
   const bool leaves_allowed = now - membership_up_since_ >= config_.cluster.redis.member_expiry_ms;

@@ -65,6 +65,10 @@ const char* to_string(RedisRefusal r) {
       return "entry_malformed";
     case RedisRefusal::reply_malformed:
       return "reply_malformed";
+    case RedisRefusal::message_stale_epoch:
+      return "message_stale_epoch";
+    case RedisRefusal::member_stale_epoch:
+      return "member_stale_epoch";
   }
   return "reply_malformed";
 }

@@ -61,7 +61,7 @@ awaitable<void> RedisBus::bootstrap(std::string id, std::uint64_t generation) {
     refused(RedisRefusal::reply_malformed, id, "its full summary key holds no string");
     co_return;
   }
-  const BusMessage m = exchange_.apply_from_bus(id, reply.str, true);
+  const BusMessage m = exchange_.apply_from_bus(id, reply.str, true, reading.epoch);
   if (m.outcome != BusMessage::Outcome::applied) {
     if (m.outcome == BusMessage::Outcome::refused || m.outcome == BusMessage::Outcome::gap) {
       refused(m.reason, id, "full summary: " + m.why);
@@ -89,7 +89,7 @@ void RedisBus::read_entry(RedisStreamEntry& entry, std::uint64_t generation) {
     return;
   }
   if (*entry.sequence <= reading.sequence) return;  // held already (the full covers it)
-  const BusMessage m = exchange_.apply_from_bus(entry.node, entry.message, false);
+  const BusMessage m = exchange_.apply_from_bus(entry.node, entry.message, false, reading.epoch);
   switch (m.outcome) {
     case BusMessage::Outcome::applied:
       (m.full ? read_full_ : read_delta_).fetch_add(1, std::memory_order_relaxed);
@@ -104,6 +104,10 @@ void RedisBus::read_entry(RedisStreamEntry& entry, std::uint64_t generation) {
       break;
     case BusMessage::Outcome::refused:
       refused(m.reason, entry.node, "stream entry " + entry.id + ": " + m.why);
+      break;
+    case BusMessage::Outcome::ahead:
+      // Its new full is read once the next heartbeat has its new record.
+      rebootstrap(reading);
       break;
     case BusMessage::Outcome::not_peer:
       break;

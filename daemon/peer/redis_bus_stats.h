@@ -13,16 +13,18 @@ namespace sumcache::daemon {
 // Why something read from Redis was refused; each a label of
 // sumcache_redis_messages_refused_total.
 enum class RedisRefusal {
-  member_bad_tag,      // a member record whose HMAC tag is not the cluster's
-  member_malformed,    // a member record that is not one (shape, fields, id)
-  message_bad_tag,     // a summary message whose tag does not verify
-  message_malformed,   // a summary message that does not decode
-  message_wrong_node,  // signed by another node than the stream's
-  message_unusable,    // decoded, but the directory refused it (size, hash)
-  entry_malformed,     // a stream entry not as written (ID, fields)
-  reply_malformed,     // an XREAD, HGETALL or TIME reply of the wrong shape
+  member_bad_tag,       // a member record whose HMAC tag is not the cluster's
+  member_malformed,     // a member record that is not one (shape, fields, id)
+  message_bad_tag,      // a summary message whose tag does not verify
+  message_malformed,    // a summary message that does not decode
+  message_wrong_node,   // signed by another node than the stream's
+  message_unusable,     // decoded, but the directory refused it (size, hash)
+  entry_malformed,      // a stream entry not as written (ID, fields)
+  reply_malformed,      // an XREAD, HGETALL or TIME reply of the wrong shape
+  message_stale_epoch,  // a summary message of an epoch below its member record's or the one held
+  member_stale_epoch,   // a member record whose epoch is below the one held (a replayed record)
 };
-inline constexpr std::size_t kRedisRefusals = 8;
+inline constexpr std::size_t kRedisRefusals = 10;
 const char* to_string(RedisRefusal r);
 
 struct RedisServerStats {

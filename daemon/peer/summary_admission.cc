@@ -80,6 +80,8 @@ const char* to_string(Refusal r) {
       return "evicted";
     case Refusal::taken_over:
       return "taken_over";
+    case Refusal::stale_epoch:
+      return "stale_epoch";
   }
   return "unknown";
 }

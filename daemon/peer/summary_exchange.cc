@@ -39,9 +39,9 @@ std::uint64_t new_epoch() {
 // fingerprint set's m is its universe, held as values, bounded by their count.
 protocol::DecodeLimits limits(std::string_view message, std::uint64_t max_fingerprints) {
   protocol::DecodeLimits l;
-  const bool fingerprints =
-      message.size() >= protocol::kHeaderBytes &&
-      protocol::is_fingerprint_kind(static_cast<protocol::MessageKind>(protocol::read_header(message).kind));
+  const bool fingerprints = message.size() >= protocol::kHeaderBytes &&
+                            protocol::is_fingerprint_kind(static_cast<protocol::MessageKind>(
+                                protocol::read_header(message).kind));
   l.max_m = fingerprints ? filters::kMaxUniverse : filters::kMaxDirectoryBits;
   l.max_message_bytes = kMaxSummaryBytes;
   l.max_fingerprints = max_fingerprints;
@@ -102,6 +102,17 @@ std::int64_t wall_ms() {
 // The clocks of a cluster agree within this (NTP; as for peer object requests,
 // docs/protocol.md): a time on a peer's clock is taken as up to this much later here.
 constexpr std::int64_t kClockAllowanceMs = protocol::kPeerAuthWindowSeconds * 1000;
+
+// Why a message of `node` with epoch `got` is refused while `held` is held
+// (docs/protocol.md, "Receiver state"), with what an operator can do about a
+// genuine peer whose clock was set back across a restart.
+std::string stale_epoch_why(const std::string& what, std::string_view node, std::uint64_t got,
+                            std::uint64_t held) {
+  return "stale_epoch: " + what + " of node " + printable_id(node) + " with epoch " +
+         std::to_string(got) + ", below the epoch held " + std::to_string(held) +
+         ": a replay, or that node restarted with its clock set back (then fix its clock and "
+         "remove and re-add it as a peer, or restart this node)";
+}
 
 // Retries of a batch to a peer that did not answer: from 250 ms, doubling, at most 4 s.
 constexpr milliseconds kFirstRetry{250};
@@ -408,6 +419,13 @@ SummaryResponse SummaryExchange::receive(const SummaryRequest& request) {
   auto& counters = lane->peer->counters;
   counters.messages_received.fetch_add(1, std::memory_order_relaxed);
   counters.bytes_received.fetch_add(request.body.size(), std::memory_order_relaxed);
+  if (const auto why = stale_summary(*lane, message->info)) {
+    // 403, not 409: to a sender 409 asks for a full summary, which would be refused alike.
+    counters.messages_rejected.fetch_add(1, std::memory_order_relaxed);
+    listener_.refused(Refusal::stale_epoch,
+                      request.remote + " (node " + printable_id(request.from) + ")", *why);
+    return answer(403, *why + "\n");
+  }
   return apply(*lane, *message);
 }
 
@@ -430,7 +448,7 @@ SummaryResponse SummaryExchange::apply(PeerLane& lane, const protocol::SummaryMe
     std::lock_guard lock(table_.mutex());
     PeerLink& link = peer.link;
     // A new epoch is a restarted peer: it lost what we sent it.
-    if (!link.summary.has_state() || link.summary.epoch() != message.info.epoch) {
+    if (!link.summary.has_state() || link.summary.epoch() < message.info.epoch) {
       link.needs_full = true;
     }
     const std::uint64_t before = link.summary.has_state() ? link.summary.sequence() : 0;
@@ -441,8 +459,8 @@ SummaryResponse SummaryExchange::apply(PeerLane& lane, const protocol::SummaryMe
       log_.info("peer " + peer.config.id + ": " + link.last_error + ": asked for a full one");
       return answer(409, ec.message() + "\n");
     }
-    const bool changed = !had || link.summary.sequence() != before ||
-                         message.kind == protocol::MessageKind::full;
+    const bool changed =
+        !had || link.summary.sequence() != before || message.kind == protocol::MessageKind::full;
     if (changed) {
       const auto ec = message.kind == protocol::MessageKind::full
                           ? directory_.set(peer.slot, link.summary.bits())
@@ -465,7 +483,7 @@ SummaryResponse SummaryExchange::apply_fingerprints(Peer& peer,
                                                     const protocol::SummaryMessage& message) {
   PeerLink& link = peer.link;
   // A new epoch is a restarted peer: it lost what we sent it.
-  if (!link.summary.has_state() || link.summary.epoch() != message.info.epoch) {
+  if (!link.summary.has_state() || link.summary.epoch() < message.info.epoch) {
     link.needs_full = true;
   }
   const auto admitted = link.summary.admit(message);
@@ -517,8 +535,8 @@ awaitable<void> SummaryExchange::publish_loop() {
     const auto now = std::chrono::steady_clock::now();
     const FilterStats f = store_.filter_stats();
     const std::uint64_t added = store_.filter_keys_added();
-    const double threshold =
-        config_.cluster.update_threshold_percent / 100.0 * static_cast<double>(std::max<std::uint64_t>(f.entries, 1));
+    const double threshold = config_.cluster.update_threshold_percent / 100.0 *
+                             static_cast<double>(std::max<std::uint64_t>(f.entries, 1));
     // The interval also bounds a quiet node's silence: its peers' copies must
     // not expire while nothing changes.
     const bool due = sequence_ == 0 || static_cast<double>(added) >= threshold ||
@@ -582,8 +600,8 @@ void SummaryExchange::publish_round(bool delta_due, SteadyTime now, bool want_fu
       const PeerLink& link = peer.link;
       if (now < link.retry_at) continue;
       send_full = link.needs_full || (delta_due && !delta);
-      want_pull = !link.summary.has_state() ||
-                  now - link.summary_at > config_.cluster.summary_expiry_ms;
+      want_pull =
+          !link.summary.has_state() || now - link.summary_at > config_.cluster.summary_expiry_ms;
     }
     // A peer without a summary here is pulled at once, whatever is pushed to
     // it: a node that just started routes misses as soon as the pulls land.
@@ -711,9 +729,8 @@ awaitable<void> SummaryExchange::pull_from(std::shared_ptr<PeerLane> lane) {
   req.secret = config_.cluster.secret;
   req.max_reply_bytes =
       summary_message_bound(max_filter_bits_, max_fingerprints_, peer.config.id.size());
-  auto [ec, reply] = co_await peer_http_exchange(executor_, std::move(req),
-                                                 config_.cluster.peer_timeout_ms,
-                                                 tls_client_.get());
+  auto [ec, reply] = co_await peer_http_exchange(
+      executor_, std::move(req), config_.cluster.peer_timeout_ms, tls_client_.get());
   lane->pulling = false;
   if (lane->removed) co_return;
   if (ec) {
@@ -741,9 +758,14 @@ awaitable<void> SummaryExchange::pull_from(std::shared_ptr<PeerLane> lane) {
   auto message = protocol::decode(
       reply.body, [this](std::string_view id) { return secret_for(id); },
       limits(reply.body, max_fingerprints_));
-  if (!message || message->info.node_id != peer.config.id || !is_full(message->kind)) {
+  std::optional<std::string> stale;
+  if (message && message->info.node_id == peer.config.id)
+    stale = stale_summary(*lane, message->info);
+  if (!message || message->info.node_id != peer.config.id || !is_full(message->kind) || stale) {
     peer.counters.messages_rejected.fetch_add(1, std::memory_order_relaxed);
-    const std::string why = message ? "not a full summary of that peer" : message.error().message();
+    const std::string why = stale     ? *stale
+                            : message ? "not a full summary of that peer"
+                                      : message.error().message();
     table_.record_failure(peer, "pulled summary rejected: " + why,
                           std::chrono::steady_clock::now());
     if (const auto held = pull_reject_log_.admit(LogLimiter::Clock::now())) {
@@ -770,7 +792,7 @@ void SummaryExchange::count_rejected(std::string_view node) {
 }
 
 BusMessage SummaryExchange::apply_from_bus(std::string_view node, std::string_view bytes,
-                                           bool want_full) {
+                                           bool want_full, std::uint64_t record_epoch) {
   BusMessage out;
   PeerLane* lane = lane_of(node);
   if (lane == nullptr || lane->removed) {
@@ -792,6 +814,19 @@ BusMessage SummaryExchange::apply_from_bus(std::string_view node, std::string_vi
     // Signed with the cluster's secret by another node: not this stream's to carry.
     out.reason = RedisRefusal::message_wrong_node;
     out.why = "signed by node " + printable_id(message->info.node_id);
+  } else if (message->info.epoch > record_epoch) {
+    // A restart whose member record the next heartbeat reads: read it then.
+    out.outcome = BusMessage::Outcome::ahead;
+    out.why = "epoch " + std::to_string(message->info.epoch) + " above its member record's";
+    return out;
+  } else if (message->info.epoch < record_epoch) {
+    // Written by an earlier run of the node, and put back: the held epoch never goes back.
+    out.reason = RedisRefusal::message_stale_epoch;
+    out.why = stale_epoch_why("a summary", node, message->info.epoch, record_epoch) +
+              " (its member record's)";
+  } else if (auto stale = stale_summary(*lane, message->info)) {
+    out.reason = RedisRefusal::message_stale_epoch;
+    out.why = std::move(*stale);
   } else if (want_full && !is_full(message->kind)) {
     out.why = "not a full summary";
   } else {
@@ -843,6 +878,14 @@ awaitable<std::optional<std::string>> SummaryExchange::probe(std::string address
   co_return message->info.node_id;
 }
 
+std::optional<std::string> SummaryExchange::stale_summary(PeerLane& lane,
+                                                          const protocol::SummaryInfo& info) const {
+  std::lock_guard lock(table_.mutex());
+  const protocol::PeerSummary& held = lane.peer->link.summary;
+  if (!held.has_state() || info.epoch >= held.epoch()) return std::nullopt;
+  return stale_epoch_why("a summary", info.node_id, info.epoch, held.epoch());
+}
+
 void SummaryExchange::refuse_invalidations(const SummaryRequest& request, const std::string& why) {
   invalidations_.count_refused();
   if (PeerLane* lane = lane_of(request.from)) {
@@ -872,7 +915,22 @@ SummaryResponse SummaryExchange::receive_invalidations(const SummaryRequest& req
   }
   PeerLane* lane = lane_of(batch->node_id);  // decode found its secret: a peer
   if (lane == nullptr) return answer(401, "not a peer of this node\n");
+  const std::uint64_t held = lane->sequence.epoch();
   const protocol::SequenceDecision d = lane->sequence.accept(*batch);
+  if (d.verdict == protocol::SequenceVerdict::stale_epoch) {
+    // Answered 409 with the reason, not with an ack: an ack of the batch's
+    // epoch would be a statement about sequences of a run this node no longer
+    // follows, and one of the held epoch is for another process; neither is
+    // progress, and the sender (a replayer, or a peer whose clock went back)
+    // should see a refusal.
+    const std::string why =
+        stale_epoch_why("an invalidation batch", batch->node_id, batch->epoch, held);
+    invalidations_.count_refused();
+    lane->peer->counters.messages_rejected.fetch_add(1, std::memory_order_relaxed);
+    listener_.refused(Refusal::stale_epoch,
+                      request.remote + " (node " + printable_id(request.from) + ")", why);
+    return answer(409, why + "\n");
+  }
   const std::int64_t now = wall_ms();
   if (d.verdict == protocol::SequenceVerdict::new_epoch) {
     // The sender restarted: what it assigned and we never got is lost with it,

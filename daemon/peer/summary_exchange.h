@@ -60,7 +60,9 @@ class RedisBus;
 // A message read from Redis, through the exchange's decode and apply path
 // (docs/peers.md, "Redis transport").
 struct BusMessage {
-  enum class Outcome { applied, gap, refused, not_peer };
+  // ahead: of a newer epoch than the member record's (a restart whose record
+  // the next heartbeat reads): nothing applied, not a refusal.
+  enum class Outcome { applied, gap, refused, not_peer, ahead };
   Outcome outcome = Outcome::refused;
   RedisRefusal reason = RedisRefusal::message_malformed;  // when refused
   std::string why;
@@ -111,9 +113,11 @@ class SummaryExchange : public SummaryGate {
   void set_bus(RedisBus* bus) { bus_ = bus; }
   std::uint64_t epoch() const { return epoch_; }
   // A message of peer `node` read from Redis: its tag checked with the
-  // peer's secret, its node id `node`'s, then applied as a push would be.
-  // want_full: it must be a full summary (a bootstrap).
-  BusMessage apply_from_bus(std::string_view node, std::string_view bytes, bool want_full);
+  // peer's secret, its node id `node`'s, its epoch `record_epoch` (its member
+  // record's: a lower one is a replay of an earlier run's), then applied as a
+  // push would be. want_full: it must be a full summary (a bootstrap).
+  BusMessage apply_from_bus(std::string_view node, std::string_view bytes, bool want_full,
+                            std::uint64_t record_epoch);
   // Something of peer `node`'s read from Redis was refused before decoding.
   void count_rejected(std::string_view node);
 
@@ -131,6 +135,9 @@ class SummaryExchange : public SummaryGate {
   // The fingerprint kinds: admitted by the peer's PeerSummary, applied to the
   // fingerprint directory, then committed. Table lock held.
   SummaryResponse apply_fingerprints(Peer& peer, const protocol::SummaryMessage& message);
+  // Why a summary with `info` from the lane's peer is refused: its epoch is
+  // below the one held (docs/protocol.md, "Receiver state"); nullopt when it is not.
+  std::optional<std::string> stale_summary(PeerLane& lane, const protocol::SummaryInfo& info) const;
   // A batch from a peer: applied as its InvalidationSequence says, answered with the ack.
   SummaryResponse receive_invalidations(const SummaryRequest& request);
   void refuse_invalidations(const SummaryRequest& request, const std::string& why);

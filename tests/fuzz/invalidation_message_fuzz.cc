@@ -78,7 +78,12 @@ void check_sequence(InvalidationSequence& sequence, const InvalidationBatch& bat
   const SequenceDecision d = sequence.accept(batch);
   SUMCACHE_FUZZ_CHECK(d.skip <= batch.entries.size());
   SUMCACHE_FUZZ_CHECK(d.acked_through == sequence.applied_through());
+  // The held epoch never decreases.
+  SUMCACHE_FUZZ_CHECK(!had_state || sequence.epoch() >= epoch);
   switch (d.verdict) {
+    case SequenceVerdict::stale_epoch:
+      SUMCACHE_FUZZ_CHECK(batch.epoch < epoch);
+      [[fallthrough]];
     case SequenceVerdict::duplicate:
     case SequenceVerdict::gap:
       SUMCACHE_FUZZ_CHECK(had_state && d.skip == batch.entries.size());
@@ -91,7 +96,7 @@ void check_sequence(InvalidationSequence& sequence, const InvalidationBatch& bat
       SUMCACHE_FUZZ_CHECK((d.skip == 0) == (d.verdict == SequenceVerdict::apply));
       break;
     case SequenceVerdict::new_epoch:
-      SUMCACHE_FUZZ_CHECK(had_state && epoch != batch.epoch && d.skip == 0);
+      SUMCACHE_FUZZ_CHECK(had_state && epoch < batch.epoch && d.skip == 0);
       break;
     case SequenceVerdict::missed:
       SUMCACHE_FUZZ_CHECK(batch.missed_until_ms && d.skip == 0);

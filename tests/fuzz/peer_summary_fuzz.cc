@@ -22,6 +22,7 @@
 
 #include "filters/summary_directory.h"
 #include "protocol/peer_summary.h"
+#include "protocol/protocol_error.h"
 #include "protocol/wire_header.h"
 #include "tests/fuzz/fuzz_check.h"
 #include "tests/fuzz/summary_input.h"
@@ -108,6 +109,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const Snapshot before = snapshot(summary);
     const auto verdict = summary.admit(*message);
     SUMCACHE_FUZZ_CHECK(snapshot(summary) == before);
+    // The held epoch never goes back (epoch_rules_fuzz drives that rule harder).
+    if (before.has_state && message->info.epoch < before.epoch) {
+      SUMCACHE_FUZZ_CHECK(!verdict && verdict.error() == ProtocolErrc::stale_epoch);
+    }
     if (is_fingerprint_kind(message->kind)) {
       PeerSummary twin = summary;  // apply() is admit() then commit()
       SUMCACHE_FUZZ_CHECK(twin.apply(*message) == verdict.error());

@@ -101,6 +101,37 @@ TEST(InvalidationOutbox, RefusedAcksChangeNothing) {
   EXPECT_STREQ(to_string(AckOutcome::stale_epoch), "stale_epoch");
 }
 
+// Every ack a receiver signs says what it had applied then, so a replayed
+// one never acknowledges a purge the receiver did not apply: at most it lowers
+// acked_through (a resend, a duplicate there); one of the sender's previous
+// run is refused outright.
+TEST(InvalidationOutbox, AReplayedAckNeverAcknowledgesWhatTheReceiverDidNotApply) {
+  InvalidationOutbox outbox("node-a", kEpoch);
+  InvalidationSequence receiver;
+  ASSERT_TRUE(outbox.add_peer("node-b", 0));
+  std::vector<InvalidationAck> captured;
+  for (std::uint64_t t = 1; t <= 6; ++t) {
+    add_times(outbox, t, t);
+    const auto batch = outbox.batch_for("node-b");
+    ASSERT_TRUE(batch);
+    const SequenceDecision d = receiver.accept(*batch);
+    captured.push_back({"node-b", "node-a", batch->epoch, d.acked_through});
+    ASSERT_EQ(outbox.ack(captured.back()), AckOutcome::accepted);
+  }
+  add_times(outbox, 7, 9);  // assigned, never sent: node-b has applied through 6
+  for (const auto& ack : captured) {
+    EXPECT_EQ(outbox.ack(ack), AckOutcome::accepted);
+    EXPECT_LE(*outbox.acked_through("node-b"), receiver.applied_through());
+    EXPECT_GE(outbox.pending("node-b"), 3U);
+  }
+  InvalidationOutbox restarted("node-a", kEpoch + 1);
+  ASSERT_TRUE(restarted.add_peer("node-b", 0));
+  add_times(restarted, 1, 6);
+  for (const auto& ack : captured) EXPECT_EQ(restarted.ack(ack), AckOutcome::stale_epoch);
+  EXPECT_EQ(restarted.acked_through("node-b"), 0U);
+  EXPECT_EQ(restarted.pending("node-b"), 6U);
+}
+
 TEST(InvalidationOutbox, PeersStartWhereTheCallerSays) {
   InvalidationOutbox outbox("node-a", kEpoch);
   add_times(outbox, 1, 3);

@@ -4,6 +4,7 @@
 
 #include <limits>
 #include <optional>
+#include <random>
 
 namespace sumcache::protocol {
 namespace {
@@ -82,14 +83,70 @@ TEST_F(InvalidationSequenceTest, GapIsRefusedAndAcksWhatIsHeld) {
   expect_decision(seq_.accept(batch(11, 4)), SequenceVerdict::apply, 0, 14);
 }
 
-TEST_F(InvalidationSequenceTest, AnotherEpochResetsTheStateHigherOrLower) {
+TEST_F(InvalidationSequenceTest, HigherEpochIsARestartAndResetsTheState) {
   hold_through_ten();
   expect_decision(seq_.accept(batch(1, 2, kEpoch + 1)), SequenceVerdict::new_epoch, 0, 2);
   EXPECT_EQ(seq_.epoch(), kEpoch + 1);
   EXPECT_EQ(seq_.applied_through(), 2U);
-  // A lower epoch cannot be told from a clock set back: new as well.
-  expect_decision(seq_.accept(batch(5, 1, kEpoch)), SequenceVerdict::new_epoch, 0, 5);
+}
+
+TEST_F(InvalidationSequenceTest, LowerEpochIsStaleAndChangesNothing) {
+  hold_through_ten();
+  // A batch of the sender's previous run, replayed: refused whatever its
+  // sequences or missed flag, and the epoch held stays.
+  expect_decision(seq_.accept(batch(1, 2, kEpoch - 1)), SequenceVerdict::stale_epoch, 2, 10);
+  expect_decision(seq_.accept(batch(11, 3, kEpoch - 1)), SequenceVerdict::stale_epoch, 3, 10);
+  expect_decision(seq_.accept(batch(50, 1, 1, 5000)), SequenceVerdict::stale_epoch, 1, 10);
   EXPECT_EQ(seq_.epoch(), kEpoch);
+  EXPECT_EQ(seq_.applied_through(), 10U);
+  expect_decision(seq_.accept(batch(11, 1)), SequenceVerdict::apply, 0, 11);
+}
+
+TEST_F(InvalidationSequenceTest, AlternatingTwoCapturedEpochsRestartsOnceOnly) {
+  // Two captured runs of one sender, replayed in turn after it restarted a
+  // third time: only the newest epoch is ever taken.
+  hold_through_ten();
+  expect_decision(seq_.accept(batch(1, 1, kEpoch + 2)), SequenceVerdict::new_epoch, 0, 1);
+  for (int round = 0; round < 3; ++round) {
+    EXPECT_EQ(seq_.accept(batch(1, 10)).verdict, SequenceVerdict::stale_epoch);
+    EXPECT_EQ(seq_.accept(batch(1, 4, kEpoch + 1)).verdict, SequenceVerdict::stale_epoch);
+  }
+  EXPECT_EQ(seq_.epoch(), kEpoch + 2);
+  EXPECT_EQ(seq_.applied_through(), 1U);
+}
+
+TEST_F(InvalidationSequenceTest, StaleEpochWinsOverMissedAndGap) {
+  hold_through_ten();
+  expect_decision(seq_.accept(batch(30, 2, kEpoch - 5, 5000)), SequenceVerdict::stale_epoch, 2, 10);
+  EXPECT_EQ(seq_.epoch(), kEpoch);
+}
+
+// Over any sequence of batches the epoch held never decreases, and a batch
+// that applies nothing changes nothing.
+TEST(InvalidationSequenceProperty, EpochNeverDecreases) {
+  std::mt19937_64 rng(27);
+  for (int run = 0; run < 200; ++run) {
+    InvalidationSequence seq;
+    for (int step = 0; step < 200; ++step) {
+      const std::uint64_t epoch = kEpoch + rng() % 5;
+      const std::uint64_t first = 1 + rng() % 40;
+      const std::size_t count = rng() % 4;
+      const auto missed = rng() % 4 == 0 ? std::optional<std::uint64_t>(5000) : std::nullopt;
+      const bool had = seq.has_state();
+      const std::uint64_t held = seq.epoch(), through = seq.applied_through();
+      const SequenceDecision d = seq.accept(batch(first, count, epoch, missed));
+      if (had) {
+        ASSERT_GE(seq.epoch(), held);
+      }
+      if (had && epoch < held && count > 0) {
+        ASSERT_EQ(d.verdict, SequenceVerdict::stale_epoch);
+      }
+      if (d.skip == count && had) {
+        ASSERT_EQ(seq.epoch(), held);
+        ASSERT_EQ(seq.applied_through(), through);
+      }
+    }
+  }
 }
 
 TEST_F(InvalidationSequenceTest, NewEpochWinsOverMissed) {
@@ -136,6 +193,7 @@ TEST(SequenceVerdictNames, EachVerdictHasItsName) {
   EXPECT_STREQ(to_string(SequenceVerdict::apply_suffix), "apply_suffix");
   EXPECT_STREQ(to_string(SequenceVerdict::duplicate), "duplicate");
   EXPECT_STREQ(to_string(SequenceVerdict::gap), "gap");
+  EXPECT_STREQ(to_string(SequenceVerdict::stale_epoch), "stale_epoch");
   EXPECT_STREQ(to_string(SequenceVerdict::new_epoch), "new_epoch");
   EXPECT_STREQ(to_string(SequenceVerdict::missed), "missed");
 }

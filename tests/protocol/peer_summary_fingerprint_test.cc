@@ -193,6 +193,19 @@ TEST_F(PeerSummaryFingerprintTest, OlderFullOfTheEpochIsIgnoredANewEpochReplaces
   EXPECT_EQ(peer_.entries(), 2U);
 }
 
+TEST_F(PeerSummaryFingerprintTest, AnyKindOfALowerEpochIsStaleAndChangesNothing) {
+  auto old_delta = fp_delta(5, 6, 4, {});
+  old_delta.info.epoch = kEpoch - 1;
+  auto old_bloom = bloom_full(9);
+  old_bloom.info.epoch = kEpoch - 1;
+  EXPECT_EQ(admit_error(fp_full({1}, 9, kEpoch - 1)), ProtocolErrc::stale_epoch);
+  EXPECT_EQ(admit_error(old_delta), ProtocolErrc::stale_epoch);
+  EXPECT_EQ(admit_error(old_bloom), ProtocolErrc::stale_epoch);
+  const auto before = state(peer_);
+  EXPECT_EQ(peer_.apply(fp_full({1}, 9, kEpoch - 1)), ProtocolErrc::stale_epoch);
+  EXPECT_EQ(state(peer_), before);
+}
+
 // A holder must not take bits() from it afterwards (peer_summary_fuzz found
 // its own directory update doing so).
 TEST_F(PeerSummaryFingerprintTest, AnIgnoredOlderBloomFullLeavesTheFingerprintStateHeld) {

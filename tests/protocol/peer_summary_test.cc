@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "protocol/protocol_error.h"
 #include "tests/protocol/protocol_test_util.h"
 
@@ -134,6 +136,61 @@ TEST_F(PeerSummaryTest, OlderFullOfTheSameEpochIsIgnored) {
   EXPECT_FALSE(peer_.apply(full(random_bits(1000, 2, 0.5, 3), 49)));
   EXPECT_EQ(peer_.bits(), bits_);
   EXPECT_EQ(peer_.sequence(), 50U);
+}
+
+// The held epoch never goes back: a message of an earlier run of the sender,
+// replayed, is refused whatever its kind or sequence, and changes nothing.
+TEST_F(PeerSummaryTest, FullOrDeltaOfALowerEpochIsStaleAndChangesNothing) {
+  ASSERT_FALSE(peer_.apply(full(bits_, 5, 1'800'000'000)));
+  const auto old_bits = random_bits(1000, 2, 0.5, 3);
+  EXPECT_EQ(peer_.apply(full(old_bits, 90)), ProtocolErrc::stale_epoch);
+  EXPECT_EQ(peer_.admit(full(old_bits, 1)).error(), ProtocolErrc::stale_epoch);
+  EXPECT_EQ(peer_.apply(delta(bits_, 5, 6, {{0, true}})), ProtocolErrc::stale_epoch);
+  EXPECT_EQ(peer_.bits(), bits_);
+  EXPECT_EQ(peer_.epoch(), 1'800'000'000U);
+  EXPECT_EQ(peer_.sequence(), 5U);
+}
+
+TEST_F(PeerSummaryTest, AlternatingTwoOldEpochsNeverTakesEither) {
+  ASSERT_FALSE(peer_.apply(full(bits_, 2, 1'900'000'000)));
+  for (int round = 0; round < 3; ++round) {
+    EXPECT_EQ(peer_.apply(full(random_bits(1000, 2, 0.5, 3), 1)), ProtocolErrc::stale_epoch);
+    EXPECT_EQ(peer_.apply(full(random_bits(1000, 2, 0.5, 4), 1, 1'800'000'000)),
+              ProtocolErrc::stale_epoch);
+  }
+  EXPECT_EQ(peer_.bits(), bits_);
+  EXPECT_EQ(peer_.epoch(), 1'900'000'000U);
+}
+
+// Over any sequence of fulls and deltas of random epochs and sequences, the
+// epoch held never decreases, and a refused or ignored message changes nothing.
+TEST(PeerSummaryProperty, EpochNeverDecreases) {
+  std::mt19937_64 rng(27);
+  const auto bits = random_bits(1000, 2, 0.1, 1);
+  for (int run = 0; run < 100; ++run) {
+    PeerSummary peer;
+    for (int step = 0; step < 100; ++step) {
+      const std::uint64_t epoch = 1'700'000'000 + rng() % 4;
+      const std::uint64_t sequence = 1 + rng() % 8;
+      SummaryMessage m = rng() % 2 == 0
+                             ? full(bits, sequence, epoch)
+                             : delta(bits, sequence - 1, sequence, {{rng() % 1000, true}});
+      m.info.epoch = epoch;
+      const bool had = peer.has_state();
+      const std::uint64_t held = peer.epoch(), at = peer.sequence();
+      const auto verdict = peer.admit(m);
+      const auto ec = peer.apply(m);
+      if (!had) continue;
+      ASSERT_GE(peer.epoch(), held);
+      if (epoch < held) {
+        ASSERT_EQ(ec, ProtocolErrc::stale_epoch);
+      }
+      if (ec || !*verdict) {
+        ASSERT_EQ(peer.epoch(), held);
+        ASSERT_EQ(peer.sequence(), at);
+      }
+    }
+  }
 }
 
 TEST_F(PeerSummaryTest, FullWithoutBitsOrWithOtherParamsIsBadEncoding) {
