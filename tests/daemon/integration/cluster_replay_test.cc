@@ -4,7 +4,11 @@
 // (epochs), posted again to node-b after node-a restarted, must change
 // nothing there: a receiver never goes back to an older epoch
 // (docs/protocol.md, "Receiver state"). Before that rule each replay was taken
-// as node-a restarting, and node-b revalidated everything it held.
+// as node-a restarting, and node-b revalidated everything it held. A batch
+// replayed byte for byte is refused at its head (its nonce was seen); one
+// replayed under a freshly signed head (an attacker who holds the secret, or
+// one within the window whose head the nonce check would not catch) reaches
+// the epoch rule, which must refuse it too.
 
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -12,6 +16,7 @@
 
 #include "tests/daemon/integration/cluster_fixture.h"
 #include "tests/daemon/integration/recording_relay.h"
+#include "tests/support/channel_head.h"
 #include "tests/support/raw_client.h"
 
 namespace sumcache::testing {
@@ -56,10 +61,21 @@ class ClusterReplay : public ClusterTest {
     return {};
   }
 
-  // Posts `captured` to node-b's peer listener again, byte for byte: the status.
-  unsigned replay(const std::string& captured) {
+  // Posts `captured` to node-b's peer listener again, byte for byte, or with
+  // its body under a new head signed now with a fresh nonce: the status.
+  unsigned replay(const std::string& captured, bool fresh_head = true) {
+    std::string bytes = captured;
+    if (fresh_head) {
+      const std::string body = captured.substr(captured.find("\r\n\r\n") + 4);
+      bytes = channel_head({.path = kInvalidations,
+                            .from = "node-a",
+                            .to = "node-b",
+                            .length = body.size(),
+                            .secret = ClusterOptions{}.secret}) +
+              body;
+    }
     const auto reply =
-        raw_exchange("127.0.0.1", nodes_[1].peer_port, captured, std::chrono::seconds(5));
+        raw_exchange("127.0.0.1", nodes_[1].peer_port, bytes, std::chrono::seconds(5));
     if (!reply.ok()) return 0;
     const auto answers = parse_responses(reply->data);
     return answers.empty() ? 0 : answers.front().status;
@@ -115,7 +131,12 @@ TEST_F(ClusterReplay, BatchesOfOlderEpochsReplayedChangeNothingAndAreCounted) {
   ASSERT_EQ(hits_at_b(), kObjects);
   ASSERT_EQ(stale_refusals_at_b(), "0");
 
-  // The first run's batch, replayed: refused (409), and nothing revalidates.
+  // Byte for byte, each head was used once already: refused at the head.
+  EXPECT_EQ(replay(first, false), 401U);
+  EXPECT_EQ(replay(second, false), 401U);
+  EXPECT_EQ(hits_at_b(), kObjects) << "a batch replayed byte for byte was taken";
+
+  // The first run's batch under a fresh head: refused (409), and nothing revalidates.
   EXPECT_EQ(replay(first), 409U);
   EXPECT_EQ(hits_at_b(), kObjects) << "a replayed batch of an older epoch was taken";
   EXPECT_EQ(stale_refusals_at_b(), "1");

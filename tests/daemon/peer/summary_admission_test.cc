@@ -252,7 +252,9 @@ TEST_F(FixedHeader, TheHeadAdmitsExactlyWhatTheFingerprintDirectoryHolds) {
       for (std::uint64_t i = 0; i < entries; ++i) sorted[i] = i * (universe / entries);
       const bool held = !directory.set(0, universe, sorted);
       EXPECT_EQ(admitted, held) << entries << " fingerprints in a universe of " << universe;
-      if (entries <= kCap && universe <= kCap << 16) EXPECT_TRUE(held) << universe;
+      if (entries <= kCap && universe <= kCap << 16) {
+        EXPECT_TRUE(held) << universe;
+      }
     }
   }
 }
