@@ -202,12 +202,14 @@ TEST_F(ClusterFingerprint, ASetTheDirectoryRefusesIsCountedLoggedAndClaimsNothin
   fetch(1, "/obj/held-by-b?max_age=600");
   ASSERT_TRUE(wait_for_entries(0, "node-b", 1));
   const std::uint64_t universe = peer_of(0, "node-b")["m"].get<std::uint64_t>();
+  // A later epoch than node-b's: an earlier one is refused before anything else.
+  const std::uint64_t epoch = peer_of(0, "node-b")["summary_epoch"].get<std::uint64_t>() + 1;
   kill_node(1);
   // A correctly signed full of node-b's, hashed with MD5 where node-a hashes
   // with XXH3: its fingerprints would claim the wrong keys.
   const auto md5 = filters::Hasher::create(filters::HashId::md5);
   ASSERT_TRUE(md5.ok());
-  const protocol::SummaryInfo info{"node-b", 777, 1, {universe, 1}, *md5, 2};
+  const protocol::SummaryInfo info{"node-b", epoch, 1, {universe, 1}, *md5, 2};
   const std::vector<std::uint64_t> set{5, universe - 1};
   const auto message = protocol::encode_fingerprint_full(info, set, options_.secret);
   ASSERT_TRUE(message.ok()) << message.error().message();
