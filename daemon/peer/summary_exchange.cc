@@ -1,7 +1,6 @@
 #include "daemon/peer/summary_exchange.h"
 
 #include <algorithm>
-#include <random>
 
 #include "daemon/peer/cluster_tls.h"
 #include "daemon/peer/membership_plan.h"
@@ -25,13 +24,13 @@ namespace {
 using std::chrono::milliseconds;
 
 std::uint64_t new_epoch() {
-  // Unique per start: the clock orders restarts, the random bits separate two
-  // starts within one clock tick.
-  std::random_device rd;
+  // The start's wall time in microseconds. Receivers refuse an epoch below the
+  // one they hold (docs/peers.md, "Epochs never go back"), so a later start
+  // must have a higher one even within the same second: seconds with random
+  // low bits gave a restart within one second a lower epoch half the time.
   const auto now = std::chrono::system_clock::now().time_since_epoch();
-  return (static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::seconds>(now).count())
-          << 20) ^
-         (rd() & 0xFFFFF);
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::microseconds>(now).count());
 }
 
 // No summary larger than the directories can hold is worth allocating. A
@@ -671,9 +670,8 @@ awaitable<void> SummaryExchange::push_to(std::shared_ptr<PeerLane> lane,
       config_.node.id,         kSummaryType};
   req.to = peer.config.id;
   req.secret = config_.cluster.secret;
-  auto [ec, reply] = co_await peer_http_exchange(executor_, std::move(req),
-                                                 config_.cluster.peer_timeout_ms,
-                                                 tls_client_.get());
+  auto [ec, reply] = co_await peer_http_exchange(
+      executor_, std::move(req), config_.cluster.peer_timeout_ms, tls_client_.get());
   lane->pushing = false;
   if (lane->removed) co_return;
   const auto now = std::chrono::steady_clock::now();
