@@ -1,31 +1,17 @@
 #include "daemon/peer/peer_http.h"
 
 #include <openssl/err.h>
-#include <openssl/rand.h>
 #include <openssl/ssl.h>
 
-#include <array>
 #include <boost/beast/ssl.hpp>
 
 #include "daemon/net/connect_by_name.h"
 #include "protocol/channel_auth.h"
+#include "protocol/channel_nonce.h"
 
 namespace sumcache::daemon {
 
 namespace {
-
-// 128 random bits as 32 lowercase hex digits; empty when the CSPRNG fails.
-std::string fresh_nonce() {
-  std::array<unsigned char, protocol::kNonceHexBytes / 2> bytes{};
-  if (RAND_bytes(bytes.data(), static_cast<int>(bytes.size())) != 1) return {};
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char b : bytes) {
-    out.push_back(kHex[b >> 4]);
-    out.push_back(kHex[b & 0x0f]);
-  }
-  return out;
-}
 
 // The answer's Sumcache-Channel-Auth against this request's nonce.
 void check_answer(const beast::http::response<beast::http::string_body>& res,
@@ -58,7 +44,7 @@ awaitable<error_code> exchange_on(Stream& stream, PeerHttpRequest& request, Peer
   }
   req.keep_alive(false);
   req.prepare_payload();
-  const std::string nonce = request.to.empty() ? std::string() : fresh_nonce();
+  const std::string nonce = request.to.empty() ? std::string() : protocol::fresh_channel_nonce();
   if (!request.to.empty()) {
     const auto now = std::chrono::duration_cast<std::chrono::seconds>(
                          std::chrono::system_clock::now().time_since_epoch())

@@ -3,22 +3,15 @@
 #include <algorithm>
 
 #include "daemon/net/address_bytes.h"
+#include "daemon/net/resolve_addresses.h"
 
 namespace sumcache::daemon {
-
-using namespace asio::experimental::awaitable_operators;
 
 namespace {
 
 void note_unresolved(Logger& log, const config::PeerConfig& peer, const error_code& ec) {
   log.warn("peer " + peer.id + ": " + peer.host + " does not resolve (" + ec.message() +
            "): its private ports are not refused as proxy destinations until it does");
-}
-
-std::vector<asio::ip::address> addresses_of(const tcp::resolver::results_type& results) {
-  std::vector<asio::ip::address> out;
-  for (const auto& r : results) out.push_back(r.endpoint().address());
-  return out;
 }
 
 }  // namespace
@@ -47,15 +40,13 @@ PeerListeners peer_listeners(const asio::any_io_executor& executor,
                              const std::vector<config::PeerConfig>& peers,
                              std::uint16_t own_admin_port, Logger& log) {
   PeerListeners out;
-  tcp::resolver resolver(executor);
   for (const auto& peer : peers) {
-    error_code ec;
-    const auto results = resolver.resolve(peer.host, "0", ec);
-    if (ec) {
-      note_unresolved(log, peer, ec);
+    const ResolvedAddresses resolved = resolve_addresses(executor, peer.host);
+    if (resolved.ec) {
+      note_unresolved(log, peer, resolved.ec);
       continue;
     }
-    add_peer_listeners(peer, own_admin_port, addresses_of(results), out);
+    add_peer_listeners(peer, own_admin_port, resolved.addresses, out);
   }
   return out;
 }
@@ -66,26 +57,13 @@ awaitable<PeerListeners> resolve_peer_listeners(asio::any_io_executor executor,
                                                 std::chrono::milliseconds timeout) {
   PeerListeners out;
   for (const auto& peer : peers) {
-    error_code ec;
-    if (const auto literal = asio::ip::make_address(peer.host, ec); !ec) {
-      add_peer_listeners(peer, own_admin_port, {literal}, out);
+    const ResolvedAddresses resolved =
+        co_await resolve_addresses_within(executor, peer.host, timeout);
+    if (resolved.ec) {
+      note_unresolved(log, peer, resolved.ec);
       continue;
     }
-    tcp::resolver resolver(executor);
-    asio::steady_timer timer(executor, timeout);
-    auto outcome = co_await (resolver.async_resolve(peer.host, "0", use_nothrow) ||
-                             timer.async_wait(use_nothrow));
-    tcp::resolver::results_type results;
-    if (outcome.index() == 1) {
-      ec = asio::error::timed_out;
-    } else {
-      std::tie(ec, results) = std::get<0>(std::move(outcome));
-    }
-    if (ec) {
-      note_unresolved(log, peer, ec);
-      continue;
-    }
-    add_peer_listeners(peer, own_admin_port, addresses_of(results), out);
+    add_peer_listeners(peer, own_admin_port, resolved.addresses, out);
   }
   co_return out;
 }

@@ -1,40 +1,60 @@
 #include "daemon/peer/peer_sources.h"
 
-#include <tuple>
+#include "daemon/net/resolve_addresses.h"
 
 namespace sumcache::daemon {
-using namespace asio::experimental::awaitable_operators;
+
+namespace {
+
+void note_unresolved(Logger& log, const config::PeerConfig& p, const error_code& ec,
+                     std::string_view listener) {
+  log.warn("peer " + p.id + ": " + p.host + " does not resolve (" + ec.message() + "): the " +
+           std::string(listener) + " accepts any source address");
 }
 
-namespace sumcache::daemon {
+// The list when it does not depend on resolving the peers' names: nullopt
+// inside means any source, nullopt outside means "resolve them".
+std::optional<std::optional<AccessList>> fixed_sources(const config::ClusterConfig& cluster) {
+  if (!cluster.peer_allow.empty()) {
+    AccessList list;
+    if (AccessList::build(cluster.peer_allow, list)) {
+      return std::optional<AccessList>();  // the loader checked them
+    }
+    return std::optional<AccessList>(std::move(list));
+  }
+  // Discovery: a node not found yet must reach the listener to be found.
+  if (!cluster.discovery.name.empty()) return std::optional<AccessList>();
+  return std::nullopt;
+}
+
+std::optional<AccessList> from_addresses(const std::vector<std::string>& addresses) {
+  AccessList list;
+  if (addresses.empty()) return std::nullopt;  // no peers: nothing to tell apart
+  if (AccessList::build(addresses, list)) return std::nullopt;
+  return list;
+}
+
+void add_addresses(const ResolvedAddresses& resolved, std::vector<std::string>& out) {
+  for (const auto& a : resolved.addresses) out.push_back(a.to_string());
+}
+
+}  // namespace
 
 std::optional<AccessList> peer_sources(const asio::any_io_executor& executor,
                                        const config::ClusterConfig& cluster,
                                        const std::vector<config::PeerConfig>& peers, Logger& log,
                                        std::string_view listener) {
-  AccessList list;
-  if (!cluster.peer_allow.empty()) {
-    if (AccessList::build(cluster.peer_allow, list))
-      return std::nullopt;  // the loader checked them
-    return list;
-  }
-  // Discovery: a node not found yet must reach the listener to be found.
-  if (!cluster.discovery.name.empty()) return std::nullopt;
+  if (auto fixed = fixed_sources(cluster)) return std::move(*fixed);
   std::vector<std::string> addresses;
-  tcp::resolver resolver(executor);
   for (const auto& p : peers) {
-    error_code ec;
-    const auto results = resolver.resolve(p.host, std::to_string(p.peer_port), ec);
-    if (ec || results.empty()) {
-      log.warn("peer " + p.id + ": " + p.host + " does not resolve (" + ec.message() + "): the " +
-               std::string(listener) + " accepts any source address");
+    const ResolvedAddresses resolved = resolve_addresses(executor, p.host);
+    if (resolved.ec) {
+      note_unresolved(log, p, resolved.ec, listener);
       return std::nullopt;
     }
-    for (const auto& r : results) addresses.push_back(r.endpoint().address().to_string());
+    add_addresses(resolved, addresses);
   }
-  if (addresses.empty()) return std::nullopt;  // no peers: nothing to tell apart
-  if (AccessList::build(addresses, list)) return std::nullopt;
-  return list;
+  return from_addresses(addresses);
 }
 
 awaitable<std::optional<AccessList>> resolve_peer_sources(asio::any_io_executor executor,
@@ -42,40 +62,17 @@ awaitable<std::optional<AccessList>> resolve_peer_sources(asio::any_io_executor 
                                                           std::vector<config::PeerConfig> peers,
                                                           Logger& log, std::string listener,
                                                           std::chrono::milliseconds timeout) {
-  AccessList list;
-  if (!cluster.peer_allow.empty()) {
-    if (AccessList::build(cluster.peer_allow, list)) co_return std::nullopt;
-    co_return list;
-  }
-  if (!cluster.discovery.name.empty()) co_return std::nullopt;
+  if (auto fixed = fixed_sources(cluster)) co_return std::move(*fixed);
   std::vector<std::string> addresses;
   for (const auto& p : peers) {
-    error_code ec;
-    if (const auto literal = asio::ip::make_address(p.host, ec); !ec) {
-      addresses.push_back(literal.to_string());
-      continue;
-    }
-    tcp::resolver resolver(executor);
-    asio::steady_timer timer(executor, timeout);
-    auto outcome =
-        co_await (resolver.async_resolve(p.host, std::to_string(p.peer_port), use_nothrow) ||
-                  timer.async_wait(use_nothrow));
-    tcp::resolver::results_type results;
-    if (outcome.index() == 1) {
-      ec = asio::error::timed_out;
-    } else {
-      std::tie(ec, results) = std::get<0>(std::move(outcome));
-    }
-    if (ec || results.empty()) {
-      log.warn("peer " + p.id + ": " + p.host + " does not resolve (" + ec.message() + "): the " +
-               listener + " accept any source address");
+    const ResolvedAddresses resolved = co_await resolve_addresses_within(executor, p.host, timeout);
+    if (resolved.ec) {
+      note_unresolved(log, p, resolved.ec, listener);
       co_return std::nullopt;
     }
-    for (const auto& r : results) addresses.push_back(r.endpoint().address().to_string());
+    add_addresses(resolved, addresses);
   }
-  if (addresses.empty()) co_return std::nullopt;
-  if (AccessList::build(addresses, list)) co_return std::nullopt;
-  co_return list;
+  co_return from_addresses(addresses);
 }
 
 }  // namespace sumcache::daemon

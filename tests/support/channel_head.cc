@@ -1,25 +1,10 @@
 #include "tests/support/channel_head.h"
 
-#include <openssl/rand.h>
-
-#include <array>
 #include <chrono>
 
 #include "protocol/channel_auth.h"
 
 namespace sumcache::testing {
-
-std::string fresh_channel_nonce() {
-  std::array<unsigned char, 16> bytes{};
-  RAND_bytes(bytes.data(), static_cast<int>(bytes.size()));
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char b : bytes) {
-    out.push_back(kHex[b >> 4]);
-    out.push_back(kHex[b & 0x0f]);
-  }
-  return out;
-}
 
 std::string channel_auth(const ChannelHeadSpec& spec) {
   const std::int64_t now = std::chrono::duration_cast<std::chrono::seconds>(

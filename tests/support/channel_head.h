@@ -8,10 +8,11 @@
 #include <string>
 #include <string_view>
 
+#include "protocol/channel_nonce.h"
+
 namespace sumcache::testing {
 
-// 32 lowercase hex digits from the CSPRNG.
-std::string fresh_channel_nonce();
+using protocol::fresh_channel_nonce;
 
 struct ChannelHeadSpec {
   std::string_view method = "POST";
