@@ -2,72 +2,153 @@
 
 namespace sumcache::daemon {
 
+namespace {
+
+// Backward-shift deletion (Knuth 6.4, algorithm R): no tombstones, so probe
+// lengths do not grow with churn. home(ref) is the slot ref's hash names.
+template <class Home>
+void erase_slot(std::vector<EntryRef>& table, std::size_t slot, Home home) {
+  const std::size_t mask = table.size() - 1;
+  std::size_t hole = slot;
+  for (std::size_t j = (hole + 1) & mask; table[j] != kNoEntry; j = (j + 1) & mask) {
+    const std::size_t h = home(table[j]);
+    // The entry at j may move to the hole unless its home lies cyclically in (hole, j].
+    const bool home_between = hole <= j ? (h > hole && h <= j) : (h > hole || h <= j);
+    if (!home_between) {
+      table[hole] = table[j];
+      hole = j;
+    }
+  }
+  table[hole] = kNoEntry;
+}
+
+// Doubles the table (16 slots at first); home reads table's new size.
+template <class Home>
+void grow(std::vector<EntryRef>& table, Home home) {
+  std::vector<EntryRef> old = std::move(table);
+  table.assign(old.empty() ? 16 : old.size() * 2, kNoEntry);
+  const std::size_t mask = table.size() - 1;
+  for (EntryRef ref : old) {
+    if (ref == kNoEntry) continue;
+    std::size_t slot = home(ref);
+    while (table[slot] != kNoEntry) slot = (slot + 1) & mask;
+    table[slot] = ref;
+  }
+}
+
+}  // namespace
+
 EntryRef IndexShard::first_variant(const filters::Hash128& key) const {
   if (slots_.empty()) return kNoEntry;
   return slots_[probe(key)];
 }
 
 EntryRef IndexShard::find(const filters::Hash128& key, std::uint64_t variant_hash) const {
-  EntryRef ref = first_variant(key);
-  while (ref != kNoEntry && at(ref).variant_hash != variant_hash) ref = at(ref).next_variant;
-  return ref;
+  if (variant_slots_.empty()) return kNoEntry;
+  return variant_slots_[probe_variant(key, variant_hash)];
 }
 
 EntryRef IndexShard::use(const filters::Hash128& key, std::uint64_t variant_hash) {
   if (slots_.empty()) return kNoEntry;
   const std::size_t slot = probe(key);
-  EntryRef prev = kNoEntry;
-  EntryRef ref = slots_[slot];
-  while (ref != kNoEntry && at(ref).variant_hash != variant_hash) {
-    prev = ref;
-    ref = at(ref).next_variant;
-  }
-  if (ref != kNoEntry && prev != kNoEntry) {
-    at(prev).next_variant = at(ref).next_variant;
-    at(ref).next_variant = slots_[slot];
-    slots_[slot] = ref;
-  }
+  const EntryRef first = slots_[slot];
+  if (first == kNoEntry) return kNoEntry;
+  // The key's probe has read its first variant already: a key with one
+  // variant, nearly every key, needs no second probe sequence.
+  IndexEntry& head = at(first);
+  if (head.variant_hash == variant_hash) return first;
+  const EntryRef ref = find(key, variant_hash);
+  if (ref == kNoEntry) return kNoEntry;
+  IndexEntry& e = at(ref);
+  // Not the first, so prev_variant is its predecessor in the chain.
+  at(e.prev_variant).next_variant = e.next_variant;
+  (e.next_variant != kNoEntry ? at(e.next_variant) : head).prev_variant = e.prev_variant;
+  e.next_variant = first;
+  e.prev_variant = head.prev_variant;
+  e.variants = head.variants;
+  head.prev_variant = ref;
+  slots_[slot] = ref;
   return ref;
 }
 
 EntryRef IndexShard::least_recent_variant(const filters::Hash128& key) const {
-  EntryRef ref = first_variant(key);
-  while (ref != kNoEntry && at(ref).next_variant != kNoEntry) ref = at(ref).next_variant;
-  return ref;
+  const EntryRef first = first_variant(key);
+  return first == kNoEntry ? kNoEntry : at(first).prev_variant;
 }
 
 std::size_t IndexShard::variant_count(const filters::Hash128& key) const {
-  std::size_t n = 0;
-  for (EntryRef ref = first_variant(key); ref != kNoEntry; ref = at(ref).next_variant) ++n;
-  return n;
+  const EntryRef first = first_variant(key);
+  return first == kNoEntry ? 0 : at(first).variants;
 }
 
 std::size_t IndexShard::probe(const filters::Hash128& key) const {
   const std::size_t mask = slots_.size() - 1;
   std::size_t slot = home_slot(key);
-  while (slots_[slot] != kNoEntry && at(slots_[slot]).key_hash != key) slot = (slot + 1) & mask;
+  ++probe_steps_;
+  while (slots_[slot] != kNoEntry && at(slots_[slot]).key_hash != key) {
+    slot = (slot + 1) & mask;
+    ++probe_steps_;
+  }
+  return slot;
+}
+
+std::size_t IndexShard::variant_home_slot(const filters::Hash128& key,
+                                          std::uint64_t variant_hash) const {
+  // h2 ^ variant_hash alone would give all of a key's variants one low bit
+  // (variant hashes are odd); the multiply and fold mix every bit into the
+  // low ones.
+  std::uint64_t x = (key.h2 ^ variant_hash) * 0x9E3779B97F4A7C15;
+  x ^= x >> 32;
+  return x & (variant_slots_.size() - 1);
+}
+
+std::size_t IndexShard::probe_variant(const filters::Hash128& key,
+                                      std::uint64_t variant_hash) const {
+  const std::size_t mask = variant_slots_.size() - 1;
+  std::size_t slot = variant_home_slot(key, variant_hash);
+  ++probe_steps_;
+  for (EntryRef ref = variant_slots_[slot]; ref != kNoEntry; ref = variant_slots_[slot]) {
+    const IndexEntry& e = at(ref);
+    if (e.variant_hash == variant_hash && e.key_hash == key) break;
+    slot = (slot + 1) & mask;
+    ++probe_steps_;
+  }
   return slot;
 }
 
 IndexShard::Added IndexShard::add(const filters::Hash128& key, std::uint64_t variant_hash,
                                   std::string_view group) {
-  if ((keys_ + 1) * 4 > slots_.size() * 3) grow_table();
+  if ((keys_ + 1) * 4 > slots_.size() * 3) {
+    grow(slots_, [this](EntryRef r) { return home_slot(at(r).key_hash); });
+  }
+  if ((entries_ + 1) * 4 > variant_slots_.size() * 3) {
+    grow(variant_slots_,
+         [this](EntryRef r) { return variant_home_slot(at(r).key_hash, at(r).variant_hash); });
+  }
   const EntryRef ref = allocate();
   IndexEntry& e = at(ref);
   e.key_hash = key;
   e.variant_hash = variant_hash;
   e.group = groups_.acquire(group);
   const std::size_t slot = probe(key);
-  const bool new_key = slots_[slot] == kNoEntry;
-  if (!new_key) {
+  const EntryRef first = slots_[slot];
+  const bool new_key = first == kNoEntry;
+  if (new_key) {
+    e.prev_variant = ref;  // its own last
+    e.variants = 1;
+  } else {
+    IndexEntry& head = at(first);
     // The siblings are counted only when the key first gets a second group.
-    const EntryRef first = slots_[slot];
     const std::size_t siblings =
-        groups_.mixed(key) == nullptr && at(first).group != e.group ? variant_count(key) : 1;
-    groups_.joined(key, e.group, at(first).group, siblings);
+        groups_.mixed(key) == nullptr && head.group != e.group ? head.variants : 1;
+    groups_.joined(key, e.group, head.group, siblings);
+    e.prev_variant = head.prev_variant;
+    e.variants = head.variants + 1;
+    head.prev_variant = ref;
   }
-  e.next_variant = slots_[slot];  // the most recently used first
+  e.next_variant = first;  // the most recently used first
   slots_[slot] = ref;
+  variant_slots_[probe_variant(key, variant_hash)] = ref;
   ++entries_;
   if (new_key) ++keys_;
   return {ref, new_key};
@@ -86,16 +167,24 @@ bool IndexShard::erase(EntryRef ref) {
   IndexEntry& e = at(ref);
   if (e.in(Tier::memory)) unlink(Tier::memory, ref);
   if (e.in(Tier::disk)) unlink(Tier::disk, ref);
+  erase_slot(variant_slots_, probe_variant(e.key_hash, e.variant_hash),
+             [this](EntryRef r) { return variant_home_slot(at(r).key_hash, at(r).variant_hash); });
   const std::size_t slot = probe(e.key_hash);
-  bool last = false;
-  if (slots_[slot] == ref) {
+  const EntryRef first = slots_[slot];
+  const bool last = ref == first && e.next_variant == kNoEntry;
+  if (last) {
+    erase_slot(slots_, slot, [this](EntryRef r) { return home_slot(at(r).key_hash); });
+  } else if (ref == first) {
+    // The next variant becomes the first and takes over the key's last and count.
+    IndexEntry& next = at(e.next_variant);
+    next.prev_variant = e.prev_variant;
+    next.variants = e.variants - 1;
     slots_[slot] = e.next_variant;
-    last = e.next_variant == kNoEntry;
-    if (last) erase_slot(slot);
   } else {
-    EntryRef prev = slots_[slot];
-    while (at(prev).next_variant != ref) prev = at(prev).next_variant;
-    at(prev).next_variant = e.next_variant;
+    IndexEntry& head = at(first);
+    at(e.prev_variant).next_variant = e.next_variant;
+    (e.next_variant != kNoEntry ? at(e.next_variant) : head).prev_variant = e.prev_variant;
+    --head.variants;
   }
   groups_.left(e.key_hash, e.group);
   groups_.release(e.group);
@@ -105,31 +194,6 @@ bool IndexShard::erase(EntryRef ref) {
   --entries_;
   if (last) --keys_;
   return last;
-}
-
-// Backward-shift deletion (Knuth 6.4, algorithm R): no tombstones, so probe
-// lengths do not grow with churn.
-void IndexShard::erase_slot(std::size_t slot) {
-  const std::size_t mask = slots_.size() - 1;
-  std::size_t hole = slot;
-  for (std::size_t j = (hole + 1) & mask; slots_[j] != kNoEntry; j = (j + 1) & mask) {
-    const std::size_t home = home_slot(at(slots_[j]).key_hash);
-    // The entry at j may move to the hole unless its home lies cyclically in (hole, j].
-    const bool home_between = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
-    if (!home_between) {
-      slots_[hole] = slots_[j];
-      hole = j;
-    }
-  }
-  slots_[hole] = kNoEntry;
-}
-
-void IndexShard::grow_table() {
-  std::vector<EntryRef> old = std::move(slots_);
-  slots_.assign(old.empty() ? 16 : old.size() * 2, kNoEntry);
-  for (EntryRef ref : old) {
-    if (ref != kNoEntry) slots_[probe(at(ref).key_hash)] = ref;
-  }
 }
 
 EntryRef IndexShard::allocate() {
@@ -173,7 +237,8 @@ void IndexShard::touch(Tier tier, EntryRef ref) {
 
 std::size_t IndexShard::index_bytes() const {
   return chunks_.size() * (sizeof(IndexEntry) << kChunkBits) +
-         chunks_.capacity() * sizeof(chunks_[0]) + slots_.capacity() * sizeof(EntryRef);
+         chunks_.capacity() * sizeof(chunks_[0]) +
+         (slots_.capacity() + variant_slots_.capacity()) * sizeof(EntryRef);
 }
 
 }  // namespace sumcache::daemon

@@ -2,8 +2,9 @@
 // One shard of the store's index, without locking: the Store holds the
 // shard's mutex around every call. Entries live in fixed chunks addressed by
 // 32-bit refs; an open-addressing table maps a key hash to the key's first
-// variant, and a key's variants chain from it most recently used first; two
-// intrusive LRU lists order the memory and the disk tier.
+// variant, and a key's variants chain from it most recently used first; a
+// second table maps (key hash, variant hash) to the entry, so no lookup walks
+// the chain; two intrusive LRU lists order the memory and the disk tier.
 // Layout and measured size: docs/store.md, "Index".
 
 #include <array>
@@ -32,7 +33,11 @@ struct IndexEntry {
   std::uint64_t variant_hash = 0;
   std::uint64_t disk_bytes = 0;      // file size while in the disk tier
   EntryRef next_variant = kNoEntry;  // the key's next variant; free-list link when free
-  std::uint32_t version = 0;         // bumped whenever what the entry stores changes
+  // The key's previous variant; in its first variant, the key's last (the
+  // chain is circular backwards), so the least recently used is one step away.
+  EntryRef prev_variant = kNoEntry;
+  std::uint32_t variants = 0;  // how many the key has; kept in its first variant only
+  std::uint32_t version = 0;   // bumped whenever what the entry stores changes
   VariantGroups::GroupId group =
       VariantGroups::kNoFields;                      // the selecting fields it was keyed under
   std::array<EntryRef, 2> prev{kNoEntry, kNoEntry};  // LRU links, indexed by Tier
@@ -56,8 +61,7 @@ class IndexShard {
   EntryRef find(const filters::Hash128& key, std::uint64_t variant_hash) const;
   // As find(), and the variant becomes the key's most recently used.
   EntryRef use(const filters::Hash128& key, std::uint64_t variant_hash);
-  // The key's least recently used variant, and how many it has: a walk of
-  // its chain, which the variant cap bounds.
+  // The key's least recently used variant, and how many it has.
   EntryRef least_recent_variant(const filters::Hash128& key) const;
   std::size_t variant_count(const filters::Hash128& key) const;
   // Requires find(key, variant_hash) == kNoEntry. The new variant is the
@@ -92,8 +96,11 @@ class IndexShard {
 
   std::size_t entries() const { return entries_; }
   std::size_t keys() const { return keys_; }
-  // Bytes of the index's own structures (chunks and table), objects excluded.
+  // Bytes of the index's own structures (chunks and tables), objects excluded.
   std::size_t index_bytes() const;
+  // Table slots inspected so far (by lookups, adds and erases): lets tests
+  // hold them to a few per lookup, whatever a key's variant count.
+  std::size_t probe_steps() const { return probe_steps_; }
   template <class F>
   void for_each_key(F&& f) const {
     for (EntryRef ref : slots_) {
@@ -102,18 +109,24 @@ class IndexShard {
   }
 
  private:
-  static constexpr unsigned kChunkBits = 10;  // 1024 entries (80 KiB) per chunk
+  static constexpr unsigned kChunkBits = 10;  // 1024 entries (88 KiB) per chunk
   static constexpr EntryRef kChunkMask = (EntryRef{1} << kChunkBits) - 1;
 
   std::size_t home_slot(const filters::Hash128& key) const { return key.h2 & (slots_.size() - 1); }
   // The slot holding key's chain, or the empty slot where it would go.
   std::size_t probe(const filters::Hash128& key) const;
-  void grow_table();
-  void erase_slot(std::size_t slot);
+  std::size_t variant_home_slot(const filters::Hash128& key, std::uint64_t variant_hash) const;
+  // The slot holding the entry of (key, variant_hash), or the empty slot
+  // where it would go.
+  std::size_t probe_variant(const filters::Hash128& key, std::uint64_t variant_hash) const;
   EntryRef allocate();
 
   std::vector<std::unique_ptr<IndexEntry[]>> chunks_;
   std::vector<EntryRef> slots_;  // power-of-two size, linear probing, load <= 3/4
+  // Every entry by (key hash, variant hash): probed as slots_, its load (of
+  // entries, not keys) likewise at most 3/4.
+  std::vector<EntryRef> variant_slots_;
+  mutable std::size_t probe_steps_ = 0;
   EntryRef free_ = kNoEntry;
   EntryRef unused_ = 0;  // refs at or above this were never handed out
   std::size_t entries_ = 0;
