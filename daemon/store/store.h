@@ -39,7 +39,7 @@ struct DiskCandidate {
 
 // What a lookup is for: the variant string a request has under each group of
 // a key's variants (StoreOptions::variant_group), so that each group costs
-// one hash and one look in the key's chain, never a comparison per variant.
+// one hash and one look in the index, never a comparison per variant.
 class VariantSelector {
  public:
   // The variant the request selects among variants keyed under `group`,

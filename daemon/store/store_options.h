@@ -55,8 +55,8 @@ struct StoreOptions {
 };
 
 inline constexpr std::uint32_t kMaxShards = 4096;
-// The bound of max_variants_per_key: a key's variants are walked on a new
-// variant's insert, so their number must stay small.
+// The bound of max_variants_per_key: a lookup without a selector, holds()
+// and a purge walk all of a key's variants, so their number must stay small.
 inline constexpr std::uint32_t kMaxVariantsPerKey = 10'000;
 // Far above any response worth caching; keeps size arithmetic far from overflow.
 inline constexpr std::uint64_t kMaxObjectBytesCap = std::uint64_t{1} << 40;
