@@ -21,7 +21,7 @@ enum class MissPolicy { origin, owner };
 enum class PeerProtocol { summary, squid_digest };
 
 struct ClusterTlsConfig {
-  bool enabled = false;
+  bool enabled = false;  // absent from the JSON: true when cert_file and key_file are both set
   std::filesystem::path cert_file;
   std::filesystem::path key_file;
   std::filesystem::path ca_file;  // empty: the system store

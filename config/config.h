@@ -35,7 +35,7 @@ struct Config {
   NodeConfig node;
   Mode mode = Mode::forward;
   std::uint32_t workers = 0;  // 0: one per core
-  std::vector<Endpoint> listen = {{"127.0.0.1", 3128}};
+  std::vector<ListenConfig> listen = {{{"127.0.0.1", 3128}, {}}};
   AdminConfig admin;
   ReverseConfig reverse;  // used in reverse mode only
   ForwardConfig forward;  // used in forward mode only

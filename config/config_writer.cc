@@ -19,11 +19,27 @@ Json write_endpoint(const std::string& address, std::uint16_t port) {
   return {{"address", address}, {"port", port}};
 }
 
+Json write_server_tls(const ServerTlsConfig& t) {
+  Json certificates = Json::array();
+  for (const TlsCertificateConfig& c : t.certificates) {
+    certificates.push_back({{"cert_file", c.cert_file.string()},
+                            {"key_file", c.key_file.string()},
+                            {"ocsp_file", c.ocsp_file.string()}});
+  }
+  return {{"certificates", certificates},
+          {"min_version", enum_name(t.min_version)},
+          {"ciphers", t.ciphers},
+          {"verify_client", enum_name(t.verify_client)},
+          {"client_ca_file", t.client_ca_file.string()},
+          {"session_cache_size", t.session_cache_size}};
+}
+
 Json write_admin(const AdminConfig& a, Secrets secrets) {
   Json j = write_endpoint(a.address, a.port);
   j["enabled"] = a.enabled;
   j["allow"] = a.allow;
   write_secret(j, "token", a.token, a.token_file, secrets);
+  if (a.tls) j["tls"] = write_server_tls(*a.tls);
   return j;
 }
 
@@ -159,7 +175,10 @@ Json write_peers(const std::vector<PeerConfig>& peers) {
 
 Json write_config(const Config& c, Secrets secrets) {
   Json listen = Json::array();
-  for (const Endpoint& e : c.listen) listen.push_back(write_endpoint(e.address, e.port));
+  for (const ListenConfig& e : c.listen) {
+    listen.push_back(write_endpoint(e.address, e.port));
+    if (e.tls) listen.back()["tls"] = write_server_tls(*e.tls);
+  }
   const FilterConfig& f = c.filter;
   const LogConfig& log = c.log;
   Json j = {{"node", {{"id", c.node.id}}},

@@ -55,6 +55,16 @@ struct EnumNames<FilterKind> {
       {{FilterKind::counting_bloom, "counting-bloom"}, {FilterKind::fingerprint, "fingerprint"}}};
 };
 template <>
+struct EnumNames<TlsVersion> {
+  static constexpr NameTable<TlsVersion, 2> kNames{
+      {{TlsVersion::tls1_2, "1.2"}, {TlsVersion::tls1_3, "1.3"}}};
+};
+template <>
+struct EnumNames<VerifyClient> {
+  static constexpr NameTable<VerifyClient, 3> kNames{
+      {{VerifyClient::off, "off"}, {VerifyClient::optional, "optional"}, {VerifyClient::on, "on"}}};
+};
+template <>
 struct EnumNames<Sharing> {
   static constexpr NameTable<Sharing, 3> kNames{
       {{Sharing::none, "none"}, {Sharing::summary, "summary"}, {Sharing::icp, "icp"}}};

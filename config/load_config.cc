@@ -74,6 +74,26 @@ void check_redis_files(const ClusterConfig& cluster) {
   }
 }
 
+// listen[].tls and admin.tls name their files relative to the config file
+// (as nginx does); each is made absolute here so that a reload from another
+// working directory reads the same files, and must be readable now.
+void resolve_tls_files(const std::filesystem::path& base, ServerTlsConfig& tls,
+                       const std::string& path) {
+  const auto resolve = [&](std::filesystem::path& file, const std::string& at) {
+    if (file.empty()) return;
+    if (file.is_relative()) file = base / file;
+    check_readable(file, at);
+  };
+  for (std::size_t i = 0; i < tls.certificates.size(); ++i) {
+    TlsCertificateConfig& c = tls.certificates[i];
+    const std::string at = path + ".certificates[" + std::to_string(i) + "]";
+    resolve(c.cert_file, at + ".cert_file");
+    resolve(c.key_file, at + ".key_file");
+    resolve(c.ocsp_file, at + ".ocsp_file");
+  }
+  resolve(tls.client_ca_file, path + ".client_ca_file");
+}
+
 }  // namespace
 
 Config parse_config(std::string_view json_text, std::string_view source_name) {
@@ -101,6 +121,12 @@ Config load_config_file(const std::filesystem::path& file) {
           read_secret(base, config.cluster.redis.password_file, "$.cluster.redis.password_file");
     }
     check_redis_files(config.cluster);
+    for (std::size_t i = 0; i < config.listen.size(); ++i) {
+      if (auto& tls = config.listen[i].tls) {
+        resolve_tls_files(base, *tls, "$.listen[" + std::to_string(i) + "].tls");
+      }
+    }
+    if (config.admin.tls) resolve_tls_files(base, *config.admin.tls, "$.admin.tls");
     return config;
   } catch (const ConfigError& e) {
     if (!e.source().empty()) throw;

@@ -4,8 +4,11 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "config/tls_config.h"
 
 namespace sumcache::config {
 
@@ -18,6 +21,12 @@ struct Endpoint {
   friend bool operator==(const Endpoint&, const Endpoint&) = default;
 };
 
+// A proxy listener: plain HTTP, or HTTPS when tls is set.
+struct ListenConfig : Endpoint {
+  std::optional<ServerTlsConfig> tls;
+  friend bool operator==(const ListenConfig&, const ListenConfig&) = default;
+};
+
 struct AdminConfig {
   bool enabled = true;
   std::string address = "127.0.0.1";
@@ -25,6 +34,7 @@ struct AdminConfig {
   std::string token;                 // inline, or read from token_file by load_config_file
   std::filesystem::path token_file;  // as written; relative to the config file's directory
   std::vector<std::string> allow = {"127.0.0.0/8", "::1/128"};  // CIDRs
+  std::optional<ServerTlsConfig> tls;                           // set: HTTPS only
   friend bool operator==(const AdminConfig&, const AdminConfig&) = default;
 };
 

@@ -12,10 +12,16 @@ constexpr std::int64_t kDayMs = 24 * kHourMs;
 constexpr std::size_t kMinSecretBytes = 16;
 
 void read_cluster_tls(ObjectReader& r, ClusterTlsConfig& out) {
-  r.read("enabled", out.enabled);
   r.read("cert_file", out.cert_file);
   r.read("key_file", out.key_file);
   r.read("ca_file", out.ca_file);
+  // A node given its certificate and key speaks TLS to its peers unless told
+  // not to: a cluster that has certificates should not run in clear by omission.
+  if (r.find("enabled") != nullptr) {
+    r.read("enabled", out.enabled);
+  } else {
+    out.enabled = !out.cert_file.empty() && !out.key_file.empty();
+  }
   if (!out.enabled) return;
   if (out.cert_file.empty()) throw ConfigError(r.path_of("cert_file"), "required when enabled");
   if (out.key_file.empty()) throw ConfigError(r.path_of("key_file"), "required when enabled");

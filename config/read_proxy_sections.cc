@@ -38,12 +38,13 @@ void read_address_port(ObjectReader& r, std::string& address, std::uint16_t& por
   r.read_integer("port", port, 0, 65535);  // 0: any free port, for tests
 }
 
-void read_listen(const Json& value, const std::string& path, std::vector<Endpoint>& out) {
+void read_listen(const Json& value, const std::string& path, std::vector<ListenConfig>& out) {
   out.clear();
   for_each_element(value, path, [&](const Json& element, const std::string& element_path) {
-    Endpoint endpoint{"127.0.0.1", 3128};
+    ListenConfig endpoint{{"127.0.0.1", 3128}, {}};
     ObjectReader::read_object(element, element_path, [&](ObjectReader& r) {
       read_address_port(r, endpoint.address, endpoint.port);
+      r.section("tls", [&](ObjectReader& t) { read_server_tls(t, endpoint.tls.emplace()); });
     });
     out.push_back(endpoint);
   });
@@ -56,6 +57,7 @@ void read_admin(ObjectReader& r, AdminConfig& out) {
   r.read("token", out.token);
   r.read("token_file", out.token_file);
   read_cidrs(r, "allow", out.allow);
+  r.section("tls", [&](ObjectReader& t) { read_server_tls(t, out.tls.emplace()); });
   if (!out.token.empty() && !out.token_file.empty()) {
     throw ConfigError(r.path_of("token_file"), "token and token_file both given; keep one");
   }

@@ -53,6 +53,15 @@ std::vector<std::string> restart_required_changes(const Config& running, const C
     const ReloadClass reload = reload_class(path);
     return reload == ReloadClass::live || (summary && reload == ReloadClass::live_summary);
   });
+  // TLS rules and files reload; turning TLS on or off changes what the socket speaks.
+  for (std::size_t i = 0; i < running.listen.size() && i < next.listen.size(); ++i) {
+    if (running.listen[i].tls.has_value() != next.listen[i].tls.has_value()) {
+      paths.push_back("$.listen[" + std::to_string(i) + "].tls");
+    }
+  }
+  if (running.admin.tls.has_value() != next.admin.tls.has_value()) {
+    paths.push_back("$.admin.tls");
+  }
   return paths;
 }
 
@@ -70,6 +79,12 @@ Config apply_live(const Config& running, const Config& next) {
   merged.admin.token = next.admin.token;
   merged.admin.token_file = next.admin.token_file;
   merged.admin.allow = next.admin.allow;
+  if (merged.admin.tls && next.admin.tls) merged.admin.tls = next.admin.tls;
+  if (merged.listen.size() == next.listen.size()) {
+    for (std::size_t i = 0; i < merged.listen.size(); ++i) {
+      if (merged.listen[i].tls && next.listen[i].tls) merged.listen[i].tls = next.listen[i].tls;
+    }
+  }
   auto& cluster = merged.cluster;
   cluster.update_threshold_percent = next.cluster.update_threshold_percent;
   cluster.update_max_interval_ms = next.cluster.update_max_interval_ms;

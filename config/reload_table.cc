@@ -10,6 +10,9 @@ constexpr ReloadRule kRules[] = {
     {"$.admin.token", ReloadClass::live},
     {"$.admin.token_file", ReloadClass::live},
     {"$.admin.allow", ReloadClass::live},
+    // Certificates and TLS rules: every reload reads the files again (docs/tls.md).
+    {"$.admin.tls", ReloadClass::live, "every field, while admin.tls stays set"},
+    {"$.listen[*].tls", ReloadClass::live, "every field, while the listener keeps TLS"},
     {"$.reverse.host_header", ReloadClass::live},
     {"$.forward.connect_ports", ReloadClass::live},
     {"$.forward.allow_ports", ReloadClass::live},

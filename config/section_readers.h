@@ -13,7 +13,9 @@ namespace sumcache::config::detail {
 
 // Reads the fields of an "address" and "port" pair (listen entries, admin, peer_listen).
 void read_address_port(ObjectReader& r, std::string& address, std::uint16_t& port);
-void read_listen(const Json& value, const std::string& path, std::vector<Endpoint>& out);
+void read_listen(const Json& value, const std::string& path, std::vector<ListenConfig>& out);
+// listen[].tls and admin.tls.
+void read_server_tls(ObjectReader& r, ServerTlsConfig& out);
 void read_admin(ObjectReader& r, AdminConfig& out);
 void read_reverse(ObjectReader& r, ReverseConfig& out);
 void read_forward(ObjectReader& r, ForwardConfig& out);

@@ -11,6 +11,7 @@
 #include "daemon/log/log_limiter.h"
 #include "daemon/net/accept_loop.h"
 #include "daemon/observe/rate_window.h"
+#include "daemon/tls/tls_listener.h"
 
 namespace sumcache::daemon {
 
@@ -49,9 +50,11 @@ struct AdminContext {
   RateWindow window{0};
   std::uint32_t sessions = 0;
   AdminWaitingList waiting;
-  LogLimiter full_log;  // "sessions at the cap", once a second at most
-  std::uint64_t sessions_closed = 0;  // idle sessions closed to admit a new one
-  AcceptCounters accept_failures;     // the admin listener's own, for /metrics
+  LogLimiter full_log;                          // "sessions at the cap", once a second at most
+  std::uint64_t sessions_closed = 0;            // idle sessions closed to admit a new one
+  AcceptCounters accept_failures;               // the admin listener's own, for /metrics
+  TlsListener* tls = nullptr;                   // admin.tls: its handshakes and certificates
+  const TlsListeners* tls_listeners = nullptr;  // every TLS listener, for /metrics
 };
 
 }  // namespace sumcache::daemon

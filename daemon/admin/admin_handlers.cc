@@ -43,6 +43,9 @@ StatsSnapshot full_snapshot(AdminContext& context) {
     for (std::size_t i = 0; i < sum.size(); ++i) sum[i] += more[i];
   };
   s.admin_accept_failures = context.accept_failures.snapshot();
+  if (context.tls_listeners != nullptr && !context.tls_listeners->listeners.empty()) {
+    s.tls = context.tls_listeners->stats();
+  }
   for (Worker* worker : context.workers) {
     add(s.proxy_accept_failures, worker->proxy_accept_failures());
     add(s.peer_object_accept_failures, worker->peer_object_accept_failures());

@@ -23,6 +23,12 @@ class AdminServer {
   // Binds (port 0: the kernel's choice); a failure says which step failed,
   // and the caller stops startup.
   error_code listen(const tcp::endpoint& endpoint, tcp::endpoint& bound, std::string& failed_step);
+  // Before start: admin.tls (null: plain HTTP), and every TLS listener of
+  // the process for /metrics.
+  void set_tls(TlsListener* tls, const TlsListeners* all) {
+    context_.tls = tls;
+    context_.tls_listeners = all;
+  }
   void start();
   // From any thread: close the listener and every session, then join.
   void stop();

@@ -3,7 +3,9 @@
 #include <array>
 
 #include "daemon/admin/admin_handlers.h"
+#include "daemon/exchange/client_stream.h"
 #include "daemon/net/address_bytes.h"
+#include "daemon/session/tls_accept.h"
 
 namespace sumcache::daemon {
 namespace {
@@ -58,7 +60,7 @@ AdminRequest to_request(const beast::http::request<beast::http::string_body>& re
 // sending, then read and discard what the client still sends, briefly.
 // Closing with unread bytes would send a RST, which can destroy the error
 // response before the client reads it (nginx's lingering_close).
-awaitable<void> lingering_close(beast::tcp_stream& stream) {
+awaitable<void> lingering_close(ClientStream& stream) {
   constexpr std::size_t kMaxDiscard = 1024 * 1024;
   error_code ec;
   stream.socket().shutdown(tcp::socket::shutdown_send, ec);
@@ -76,7 +78,17 @@ awaitable<void> lingering_close(beast::tcp_stream& stream) {
 
 awaitable<void> serve_admin_client(AdminContext& context, tcp::socket socket) {
   SessionCount count(context.sessions);
-  beast::tcp_stream stream(std::move(socket));
+  std::optional<ClientStream> opened;
+  std::shared_ptr<const ServerTls> tls_hold;  // the certificates the handshake used
+  if (context.tls != nullptr) {
+    auto accepted = co_await accept_tls(context.shared, *context.tls, std::move(socket));
+    if (!accepted) co_return;
+    opened.emplace(std::move(accepted->stream));
+    tls_hold = std::move(accepted->hold);
+  } else {
+    opened.emplace(std::move(socket));
+  }
+  ClientStream& stream = *opened;
   beast::flat_buffer buffer;
   error_code ec;
   const auto peer = stream.socket().remote_endpoint(ec);
@@ -84,7 +96,7 @@ awaitable<void> serve_admin_client(AdminContext& context, tcp::socket socket) {
   const Ip6Bytes client = ip6_bytes(peer.address());
   const std::string client_text = peer.address().to_string();
   bool keep_alive = true;
-  AdminWaiting waiting(stream);
+  AdminWaiting waiting(stream.tcp_layer());
   while (keep_alive && !context.shared.draining.load(std::memory_order_relaxed)) {
     const auto settings = context.shared.settings.get();
     const auto& limits = settings->config.limits;

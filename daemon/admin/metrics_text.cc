@@ -5,6 +5,7 @@
 
 #include "daemon/admin/metrics_peers.h"
 #include "daemon/admin/metrics_redis.h"
+#include "daemon/admin/metrics_tls.h"
 #include "daemon/admin/prometheus_writer.h"
 #include "daemon/admin/stats_json.h"
 
@@ -430,6 +431,7 @@ std::string metrics_text(const StatsSnapshot& s) {
   if (s.redis) write_redis_metrics(w, *s.redis);
   if (s.icp) write_icp(w, *s.icp);
   if (s.squid_digest) write_squid_digest(w, *s.squid_digest);
+  if (s.tls) write_tls_metrics(w, *s.tls);
   return w.text();
 }
 

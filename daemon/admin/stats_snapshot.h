@@ -23,6 +23,7 @@
 #include "daemon/peer/peer_status.h"
 #include "daemon/peer/redis_bus_stats.h"
 #include "daemon/store/store_options.h"
+#include "daemon/tls/tls_listener.h"
 #include "filters/hashing.h"
 
 namespace sumcache::daemon {
@@ -98,6 +99,7 @@ struct StatsSnapshot {
   std::optional<RedisBusStats> redis;                   // cluster.transport "redis"
   std::optional<IcpPeerCounters> icp;                   // icp mode: every peer and stranger
   std::optional<SquidDigestStats> squid_digest;         // cluster.squid_digest.enabled
+  std::optional<TlsStats> tls;                          // with a TLS listener
 
   std::uint64_t result(CacheResult r) const { return results[static_cast<std::size_t>(r)]; }
 };

@@ -7,6 +7,7 @@
 #include "config/reload.h"
 #include "daemon/http/hop_by_hop.h"
 #include "daemon/net/address_bytes.h"
+#include "daemon/net/listener.h"
 #include "daemon/net/local_addresses.h"
 #include "daemon/peer/cluster_tls.h"
 #include "daemon/peer/peer_listeners.h"
@@ -100,23 +101,32 @@ bool Server::start() {
     workers_.push_back(
         std::make_unique<Worker>(shared_, cache_, tls_, sni, upstream_timeouts(config_.limits)));
   }
-  for (const auto& listen : config_.listen) {
+  for (std::size_t i = 0; i < config_.listen.size(); ++i) {
+    const auto& listen = config_.listen[i];
     error_code ec;
     tcp::endpoint endpoint(asio::ip::make_address(listen.address, ec), listen.port);
+    std::shared_ptr<TlsListener> tls;
+    if (listen.tls) {
+      tls = make_tls_listener(*listen.tls, "listen[" + std::to_string(i) + "].tls");
+      if (!tls) return false;
+    }
+    listen_tls_.push_back(tls);
     for (auto& worker : workers_) {
       tcp::endpoint bound;
       std::string step;
-      if ((ec = worker->listen(endpoint, bound, step))) {
+      if ((ec = worker->listen(endpoint, bound, step, nullptr, tls.get()))) {
         log_.error("cannot listen on " + listen.address + ":" + std::to_string(endpoint.port()) +
                    " (" + step + "): " + ec.message());
         return false;
       }
       endpoint = bound;  // port 0: the other workers join the port the first one got
     }
+    if (tls) tls->set_name(endpoint_text(endpoint));
     endpoints_.push_back(endpoint);
     own_listeners_.push_back(listener_address(endpoint));
     log_.info("proxy listening on " + endpoint.address().to_string() + ":" +
-              std::to_string(endpoint.port()) + " (" + std::to_string(count) + " workers, " +
+              std::to_string(endpoint.port()) + " (" + (tls ? "TLS, " : "") +
+              std::to_string(count) + " workers, " +
               (config_.mode == config::Mode::forward ? "forward" : "reverse") + " mode)");
   }
   if (!start_admin()) return false;
@@ -139,6 +149,11 @@ bool Server::start_admin() {
   std::vector<Worker*> workers;
   for (auto& worker : workers_) workers.push_back(worker.get());
   admin_ = std::make_unique<AdminServer>(shared_, cache_, std::move(workers));
+  if (admin.tls) {
+    admin_tls_ = make_tls_listener(*admin.tls, "admin.tls");
+    if (!admin_tls_) return false;
+  }
+  admin_->set_tls(admin_tls_.get(), &tls_listeners_);
   error_code ec;
   tcp::endpoint endpoint(asio::ip::make_address(admin.address, ec), admin.port);
   tcp::endpoint bound;
@@ -148,8 +163,9 @@ bool Server::start_admin() {
                (step.empty() ? "address" : step) + "): " + ec.message());
     return false;
   }
+  if (admin_tls_) admin_tls_->set_name(endpoint_text(bound));
   log_.info("admin listening on " + bound.address().to_string() + ":" +
-            std::to_string(bound.port()));
+            std::to_string(bound.port()) + (admin_tls_ ? " (TLS)" : ""));
   own_listeners_.push_back(listener_address(bound));
   return true;
 }
@@ -182,6 +198,38 @@ bool Server::start_peer_objects() {
   log_.info("peer objects listening on " + endpoint.address().to_string() + ":" +
             std::to_string(endpoint.port()) + " (TLS)");
   return true;
+}
+
+std::shared_ptr<TlsListener> Server::make_tls_listener(const config::ServerTlsConfig& tls,
+                                                       const std::string& field) {
+  std::string failed;
+  auto set = ServerTls::build(tls, failed);
+  if (!set) {
+    log_.error(field + "." + failed);
+    return nullptr;
+  }
+  auto listener = std::make_shared<TlsListener>(std::string(), std::move(set));
+  tls_listeners_.listeners.push_back(listener);
+  return listener;
+}
+
+void Server::reload_tls() {
+  const auto reload = [&](TlsListener& listener, const config::ServerTlsConfig& tls,
+                          const std::string& field) {
+    std::string failed;
+    if (listener.reload(tls, failed)) {
+      tls_listeners_.reloads_ok.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
+    tls_listeners_.reloads_failed.fetch_add(1, std::memory_order_relaxed);
+    log_.error("SIGHUP: " + field + "." + failed + "; keeping the certificates loaded before");
+  };
+  for (std::size_t i = 0; i < listen_tls_.size() && i < config_.listen.size(); ++i) {
+    if (listen_tls_[i] && config_.listen[i].tls) {
+      reload(*listen_tls_[i], *config_.listen[i].tls, "listen[" + std::to_string(i) + "].tls");
+    }
+  }
+  if (admin_tls_ && config_.admin.tls) reload(*admin_tls_, *config_.admin.tls, "admin.tls");
 }
 
 void Server::set_peer_sources(std::optional<AccessList> sources) {
@@ -285,6 +333,7 @@ void Server::reload() {
   }
   const auto restart = config::restart_required_changes(config_, next);
   config_ = config::apply_live(config_, next);
+  reload_tls();
   publish_settings();
   log_.set_level(to_log_level(config_.log.level));
   if (reload_hook_) reload_hook_(config_);

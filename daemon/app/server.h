@@ -51,6 +51,12 @@ class Server {
   // store the workers' pools check peers' object listeners with.
   bool start_peer_objects();
   void publish_settings();
+  // A listener's TLS state from its config; null (logged) when a file fails.
+  // Its name is set once bound.
+  std::shared_ptr<TlsListener> make_tls_listener(const config::ServerTlsConfig& tls,
+                                                 const std::string& field);
+  // SIGHUP: every TLS listener's files read again; a failure keeps the old set.
+  void reload_tls();
 
   config::Config config_;
   std::filesystem::path config_path_;
@@ -67,6 +73,10 @@ class Server {
   std::vector<tcp::endpoint> endpoints_;
   std::vector<ListenerAddress> own_listeners_;  // refused as upstream destinations
   std::unique_ptr<AdminServer> admin_;          // null when admin.enabled is false
+  // Per listen[] entry, null for a plain one; then the admin's when it has TLS.
+  std::vector<std::shared_ptr<TlsListener>> listen_tls_;
+  std::shared_ptr<TlsListener> admin_tls_;
+  TlsListeners tls_listeners_;  // all of them, for /metrics
   asio::io_context control_;
   std::function<void(const config::Config&)> reload_hook_;
   std::function<void()> drain_hook_;

@@ -4,6 +4,7 @@
 // and who the client is.
 
 #include <boost/intrusive/list.hpp>
+#include <memory>
 #include <string>
 
 #include "daemon/exchange/client_stream.h"
@@ -26,6 +27,9 @@ struct ClientConnection : IdleHook {
   std::string address_text;
   bool keep_alive = true;  // false once a response must end the connection
   std::uint64_t bytes_out = 0;
+  // On a TLS listener: the certificates the handshake began with, whose
+  // OpenSSL callbacks must outlive the connection across a reload.
+  std::shared_ptr<const void> tls_hold;
 };
 
 using IdleConnections =

@@ -1,6 +1,7 @@
 #pragma once
-// A client connection's stream: plain TCP on the proxy port, or TLS on the
-// peer object listener (docs/peers.md, "TLS for object requests"). It offers
+// A client connection's stream: plain TCP, or TLS on a TLS proxy listener
+// (docs/tls.md) and on the peer object listener (docs/peers.md, "TLS for
+// object requests"). It offers
 // what the session and its writers use (a Beast AsyncStream with a deadline),
 // so none of them needs to know which it is. The deadline lives on the TCP
 // layer in both cases, as Beast's ssl_stream<tcp_stream> arranges it.

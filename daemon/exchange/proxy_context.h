@@ -86,6 +86,7 @@ struct ProxyShared {
   LogLimiter gateway_timeout_log;  // and with 504
   LogLimiter fill_log;             // fills the store refused (cache/store_on_fill.h)
   LogLimiter targeted_log;         // invalid targeted fields (cache/invalid_targeted_field.h)
+  LogLimiter tls_log;              // failed TLS handshakes and plain HTTP on TLS listeners
   const std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
 };
 

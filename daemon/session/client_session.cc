@@ -15,6 +15,7 @@
 #include "daemon/session/proxy_purge.h"
 #include "daemon/session/read_failure.h"
 #include "daemon/session/squid_digest_serve.h"
+#include "daemon/session/tls_accept.h"
 #include "daemon/session/tunnel.h"
 
 namespace sumcache::daemon {
@@ -341,9 +342,19 @@ awaitable<void> serve_requests(WorkerContext& worker, CacheService* cache, Clien
 
 }  // namespace
 
-awaitable<void> serve_client(WorkerContext& worker, CacheService* cache, tcp::socket socket) {
+awaitable<void> serve_client(WorkerContext& worker, CacheService* cache, tcp::socket socket,
+                             TlsListener* tls) {
   ConnectionCount count(worker.shared.connections);
-  ClientConnection client{ClientStream(std::move(socket))};
+  if (tls == nullptr) {
+    ClientConnection client{ClientStream(std::move(socket))};
+    if (!prepare(client)) co_return;
+    co_await serve_requests(worker, cache, client, false);
+    co_return;
+  }
+  auto accepted = co_await accept_tls(worker.shared, *tls, std::move(socket));
+  if (!accepted) co_return;
+  ClientConnection client{std::move(accepted->stream)};
+  client.tls_hold = std::move(accepted->hold);
   if (!prepare(client)) co_return;
   co_await serve_requests(worker, cache, client, false);
 }

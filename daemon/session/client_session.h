@@ -5,13 +5,16 @@
 // the tunnel, the cache or the plain forwarder.
 
 #include "daemon/exchange/proxy_context.h"
+#include "daemon/tls/tls_listener.h"
 
 namespace sumcache::daemon {
 
 class CacheService;
 
-// `cache`: null when nothing is cached.
-awaitable<void> serve_client(WorkerContext& worker, CacheService* cache, tcp::socket socket);
+// `cache`: null when nothing is cached. `tls`: the listener's TLS state when
+// it speaks HTTPS (tls_accept.h), else null.
+awaitable<void> serve_client(WorkerContext& worker, CacheService* cache, tcp::socket socket,
+                             TlsListener* tls);
 // A connection to the peer object listener: the TLS handshake with the cluster
 // certificate, then the same session serving verified peer requests only
 // (docs/peers.md, "TLS for object requests").

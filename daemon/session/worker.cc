@@ -35,18 +35,21 @@ Worker::Worker(ProxyShared& shared, CacheService* cache, asio::ssl::context& tls
 Worker::~Worker() { stop(); }
 
 error_code Worker::listen(const tcp::endpoint& endpoint, tcp::endpoint& bound,
-                          std::string& failed_step, asio::ssl::context* peer_objects) {
+                          std::string& failed_step, asio::ssl::context* peer_objects,
+                          TlsListener* tls) {
   auto acceptor = std::make_unique<tcp::acceptor>(io_);
   if (auto ec = open_acceptor(*acceptor, endpoint, true, failed_step)) return ec;
   error_code ec;
   bound = acceptor->local_endpoint(ec);
   if (ec) return failed_step = "getsockname", ec;
-  std::string name = std::string(peer_objects != nullptr ? "peer object" : "proxy") + " listener " +
-                     endpoint_text(bound);
+  std::string name = std::string(peer_objects != nullptr ? "peer object"
+                                 : tls != nullptr        ? "proxy TLS"
+                                                         : "proxy") +
+                     " listener " + endpoint_text(bound);
   auto site =
       std::make_unique<AcceptSite>(std::move(name), context_.shared.log,
                                    peer_objects != nullptr ? peer_object_accepts_ : proxy_accepts_);
-  acceptors_.push_back({std::move(acceptor), peer_objects, std::move(site)});
+  acceptors_.push_back({std::move(acceptor), peer_objects, tls, std::move(site)});
   return {};
 }
 
@@ -86,7 +89,8 @@ void Worker::admit(const Acceptor& listener, tcp::socket socket) {
                    serve_peer_objects(context_, cache_, std::move(socket), *listener.peer_objects),
                    asio::detached);
   } else {
-    asio::co_spawn(io_, serve_client(context_, cache_, std::move(socket)), asio::detached);
+    asio::co_spawn(io_, serve_client(context_, cache_, std::move(socket), listener.tls),
+                   asio::detached);
   }
 }
 

@@ -11,6 +11,7 @@
 
 #include "daemon/exchange/proxy_context.h"
 #include "daemon/net/accept_loop.h"
+#include "daemon/tls/tls_listener.h"
 
 namespace sumcache::daemon {
 
@@ -26,9 +27,10 @@ class Worker {
   ~Worker();
 
   // Binds to `endpoint` (port 0 takes the kernel's choice); returns the bound
-  // endpoint. With `peer_objects`, the peer object listener speaking TLS with it.
+  // endpoint. With `peer_objects`, the peer object listener speaking TLS with
+  // it; with `tls`, a proxy listener speaking HTTPS (docs/tls.md).
   error_code listen(const tcp::endpoint& endpoint, tcp::endpoint& bound, std::string& failed_step,
-                    asio::ssl::context* peer_objects = nullptr);
+                    asio::ssl::context* peer_objects = nullptr, TlsListener* tls = nullptr);
   // Before start: the trust store for peers' object listeners (cluster.tls).
   void set_peer_tls(asio::ssl::context* tls) { pool_.set_peer_tls(tls); }
   void start();
@@ -51,6 +53,7 @@ class Worker {
   struct Acceptor {
     std::unique_ptr<tcp::acceptor> acceptor;
     asio::ssl::context* peer_objects = nullptr;
+    TlsListener* tls = nullptr;
     std::unique_ptr<AcceptSite> site;
   };
   void admit(const Acceptor& listener, tcp::socket socket);
