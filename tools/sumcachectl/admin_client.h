@@ -1,7 +1,8 @@
 #pragma once
 // One HTTP/1.1 exchange with the admin endpoint over a fresh TCP connection
-// ("Connection: close"). Plain sockets: non-blocking connect, send and receive,
-// each wait a poll() bounded by one deadline for the whole exchange.
+// ("Connection: close"), in TLS for an https:// address. Plain sockets (OpenSSL on
+// top for TLS): non-blocking connect, handshake, send and receive, each wait a
+// poll() bounded by one deadline for the whole exchange.
 
 #include <chrono>
 #include <string>
@@ -20,9 +21,10 @@ struct AdminRequest {
   std::string body;
 };
 
-// std::errc::timed_out when the deadline passes; socket errors as system codes;
-// CtlErrc for a response that is malformed, truncated or over its caps.
-Result<HttpReply> admin_exchange(const AdminAddress& address, const AdminRequest& request,
-                                 std::chrono::milliseconds timeout);
+// `cacert`: for https, the PEM file of CAs to verify the server with; empty: the system
+// store. std::errc::timed_out when the deadline passes; socket errors as system codes;
+// CtlErrc for TLS that fails or a response that is malformed, truncated or over its caps.
+Result<HttpReply> admin_exchange(const AdminAddress& address, const std::string& cacert,
+                                 const AdminRequest& request, std::chrono::milliseconds timeout);
 
 }  // namespace sumcache::tools

@@ -11,8 +11,8 @@
 namespace sumcache::tools {
 
 const std::string_view kUsage =
-    "usage: sumcachectl [--admin HOST:PORT] [--token T | --token-file F] [--json]\n"
-    "                   [--timeout-ms N] COMMAND\n"
+    "usage: sumcachectl [--admin [https://]HOST:PORT] [--cacert FILE]\n"
+    "                   [--token T | --token-file F] [--json] [--timeout-ms N] COMMAND\n"
     "commands:\n"
     "  stats                 counters, hit ratios, latency, store (--json: the raw /stats)\n"
     "  peers                 the peer table (--json: the raw /peers)\n"
@@ -30,6 +30,8 @@ const std::string_view kUsage =
     "                        filter sizes, FPR and summary size on the wire (offline);\n"
     "                        with --fpr also the wire-optimal filter (filter.objective \"wire\")\n"
     "--admin defaults to 127.0.0.1:3129; HOST is an IP literal or localhost.\n"
+    "https:// (admin.tls) verifies the admin's certificate and name against --cacert FILE,\n"
+    "or the system's CA store without it.\n"
     "--token-file is safer than --token, which other users can read in the process list.\n";
 
 namespace {
@@ -50,10 +52,10 @@ bool is_ip_literal(const std::string& host) {
 }
 
 bool takes_value(std::string_view option) {
-  for (std::string_view known : {"--admin", "--token", "--token-file", "--timeout-ms", "--entries",
-                                 "--fpr", "--bits-per-entry", "--hashes", "--tag", "--prefix",
-                                 "--http-port", "--peer-port", "--icp-port", "--object-port",
-                                 "--weight"}) {
+  for (std::string_view known :
+       {"--admin", "--cacert", "--token", "--token-file", "--timeout-ms", "--entries", "--fpr",
+        "--bits-per-entry", "--hashes", "--tag", "--prefix", "--http-port", "--peer-port",
+        "--icp-port", "--object-port", "--weight"}) {
     if (option == known) return true;
   }
   return false;
@@ -75,6 +77,7 @@ std::string check_command(const CtlCommand& c, bool has_verb) {
   if (!has_verb) return "no command given";
   if (!c.token.empty() && !c.token_file.empty())
     return "--token and --token-file exclude each other";
+  if (!c.cacert.empty() && !c.admin.https) return "--cacert needs an https:// --admin";
   if (c.verb != Verb::purge && (!c.tag.empty() || !c.prefix.empty())) {
     return "--tag and --prefix belong to purge";
   }
@@ -111,6 +114,12 @@ std::string check_command(const CtlCommand& c, bool has_verb) {
 }  // namespace
 
 bool parse_admin_address(std::string_view text, AdminAddress& out) {
+  const bool https = text.starts_with("https://");
+  if (https) {
+    text.remove_prefix(std::string_view("https://").size());
+  } else if (text.starts_with("http://")) {
+    text.remove_prefix(std::string_view("http://").size());
+  }
   std::string host;
   std::string_view port_text;
   if (text.starts_with('[')) {
@@ -127,6 +136,7 @@ bool parse_admin_address(std::string_view text, AdminAddress& out) {
     host = std::string(text.substr(0, colon));
     if (colon != std::string_view::npos) port_text = text.substr(colon + 1);
   }
+  const std::string written = host;
   if (host == "localhost") host = "127.0.0.1";
   if (!is_ip_literal(host)) return false;
   std::uint16_t port = 3129;
@@ -135,7 +145,7 @@ bool parse_admin_address(std::string_view text, AdminAddress& out) {
     if (!parsed || *parsed == 0) return false;
     port = *parsed;
   }
-  out = {host, port};
+  out = {host, port, https, https ? written : ""};
   return true;
 }
 
@@ -163,8 +173,12 @@ ParsedArgs parse_args(const std::vector<std::string>& args) {
     if (takes_value(arg) && !has_value) return fail(arg + " needs a value");
     if (arg == "--admin") {
       if (!parse_admin_address(value, c.admin)) {
-        return fail("--admin wants HOST:PORT with an IP literal host, got '" + value + "'");
+        return fail("--admin wants [https://]HOST:PORT with an IP literal host, got '" + value +
+                    "'");
       }
+    } else if (arg == "--cacert") {
+      if (value.empty()) return fail("--cacert is empty");
+      c.cacert = value;
     } else if (arg == "--token") {
       if (value.empty()) return fail("--token is empty");
       c.token = value;

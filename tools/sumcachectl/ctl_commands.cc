@@ -31,7 +31,9 @@ Result<std::string> read_token(const CtlCommand& c) {
 }
 
 std::string describe(const AdminRequest& request, const AdminAddress& admin) {
-  return request.method + " http://" + admin.host + ":" + std::to_string(admin.port) +
+  const bool v6 = admin.host.find(':') != std::string::npos;
+  return request.method + (admin.https ? " https://" : " http://") +
+         (v6 ? "[" + admin.host + "]" : admin.host) + ":" + std::to_string(admin.port) +
          request.target;
 }
 
@@ -50,7 +52,7 @@ int show(const CtlCommand& c, const std::string& token, std::ostream& out, std::
                                                : "/filter";
   const AdminRequest request{
       .method = "GET", .target = target, .token = token, .content_type = "", .body = ""};
-  auto reply = admin_exchange(c.admin, request, c.timeout);
+  auto reply = admin_exchange(c.admin, c.cacert, request, c.timeout);
   if (!reply) {
     err << "sumcachectl: " << describe(request, c.admin) << ": " << reply.error().message() << "\n";
     return kExitError;
@@ -110,7 +112,7 @@ int purge(const CtlCommand& c, const std::string& token, std::ostream& out, std:
                              .token = token,
                              .content_type = "application/json",
                              .body = nlohmann::json{{member, value}}.dump()};
-  auto reply = admin_exchange(c.admin, request, c.timeout);
+  auto reply = admin_exchange(c.admin, c.cacert, request, c.timeout);
   if (!reply) {
     err << "sumcachectl: " << describe(request, c.admin) << ": " << reply.error().message() << "\n";
     return kExitError;
@@ -155,7 +157,7 @@ int change_peer(const CtlCommand& c, const std::string& token, std::ostream& out
                .content_type = "application/json",
                .body = entry.dump()};
   }
-  auto reply = admin_exchange(c.admin, request, c.timeout);
+  auto reply = admin_exchange(c.admin, c.cacert, request, c.timeout);
   if (!reply) {
     err << "sumcachectl: " << describe(request, c.admin) << ": " << reply.error().message() << "\n";
     return kExitError;

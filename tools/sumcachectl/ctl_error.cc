@@ -22,6 +22,14 @@ class CtlCategory : public std::error_category {
         return "token file missing, empty or too large";
       case CtlErrc::not_an_ip_literal:
         return "admin address must be an IP literal or localhost";
+      case CtlErrc::cacert_unusable:
+        return "cannot load CA certificates to verify the admin with (--cacert)";
+      case CtlErrc::tls_failed:
+        return "TLS failed (does the admin listener have admin.tls?)";
+      case CtlErrc::certificate_untrusted:
+        return "admin certificate not trusted (is its CA the one in --cacert?)";
+      case CtlErrc::certificate_name_mismatch:
+        return "admin certificate does not name the host in --admin";
     }
     return "unknown sumcachectl error";
   }

@@ -12,6 +12,10 @@ enum class CtlErrc {
   response_too_large,   // head or body over its cap
   token_file_unusable,  // missing, unreadable, empty or over its cap
   not_an_ip_literal,    // --admin names a host: no resolver with a timeout here
+  cacert_unusable,      // --cacert (or the system store) gave no certificate to verify with
+  tls_failed,  // handshake or session failed: not a TLS port, nothing in common, a TLS alert
+  certificate_untrusted,      // the admin's certificate does not chain to a trusted CA
+  certificate_name_mismatch,  // it does, but does not name the host in --admin
 };
 
 const std::error_category& ctl_category() noexcept;

@@ -14,13 +14,15 @@ bool AdminNode::start(const AdminNodeOptions& options) {
     return false;
   }
   daemon_ = std::make_unique<DaemonProcess>();
+  const std::string admin_tls =
+      options.admin_tls_json.empty() ? "" : R"(, "tls": )" + options.admin_tls_json;
   const std::string config = R"({
     "node": {"id": "admin-node"},
     "mode": "forward",
     "workers": 2,
     "listen": [{"address": "127.0.0.1", "port": 0}],
     "admin": {"address": "127.0.0.1", "port": 0, "token": ")" +
-                             options.token + R"("},
+                             options.token + "\"" + admin_tls + R"(},
     )" + options.extra_json + R"(
     "cache": {"disk": {"path": ")" +
                              (daemon_->dir() / "cache").string() + R"(",

@@ -15,8 +15,9 @@
 namespace sumcache::testing {
 
 struct AdminNodeOptions {
-  std::string token{};       // admin.token; "" = none
-  std::string extra_json{};  // more top-level fields, each followed by a comma
+  std::string token{};           // admin.token; "" = none
+  std::string extra_json{};      // more top-level fields, each followed by a comma
+  std::string admin_tls_json{};  // admin.tls, with absolute paths; empty: plain HTTP
 };
 
 class AdminNode {

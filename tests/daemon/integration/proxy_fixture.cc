@@ -20,11 +20,13 @@ bool ProxyTest::start_proxy(const ProxyOptions& options) {
         options.reverse_tls_json.empty() ? "" : R"(, "tls": )" + options.reverse_tls_json;
     reverse = R"("reverse": {"origin": ")" + url + "\"" + tls + "},";
   }
+  const std::string listen_tls =
+      options.listen_tls_json.empty() ? "" : R"(, "tls": )" + options.listen_tls_json;
   const std::string config = R"({
     "node": {"id": "test-node"},
     "mode": ")" + options.mode + R"(",
     "workers": 2,
-    "listen": [{"address": "127.0.0.1", "port": 0}],
+    "listen": [{"address": "127.0.0.1", "port": 0)" + listen_tls + R"(}],
     "admin": )" + options.admin_json + R"(,
     )" + reverse + options.extra_json + R"(
     "cache": {)" + options.cache_json + R"(

@@ -20,6 +20,7 @@ struct ProxyOptions {
   std::string origin_url{};  // reverse mode: defaults to the test origin
   std::string reverse_tls_json{};  // reverse mode: the "tls" object, when the origin is https
   std::string admin_json = R"({"enabled": false})";  // the "admin" object
+  std::string listen_tls_json{};  // the listener's "tls" object; empty: plain HTTP
 };
 
 class ProxyTest : public ::testing::Test {

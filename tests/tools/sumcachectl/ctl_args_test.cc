@@ -7,11 +7,17 @@ namespace {
 
 ParsedArgs parse(std::vector<std::string> args) { return parse_args(args); }
 
+AdminAddress http(const std::string& host, std::uint16_t port) { return {host, port, false, ""}; }
+
+AdminAddress https(const std::string& host, std::uint16_t port, const std::string& name) {
+  return {host, port, true, name};
+}
+
 TEST(CtlArgs, StatsTalksToTheDefaultAdminAddressWithoutAToken) {
   const auto p = parse({"stats"});
   ASSERT_EQ(p.error, "");
   EXPECT_EQ(p.command.verb, Verb::stats);
-  EXPECT_EQ(p.command.admin, (AdminAddress{"127.0.0.1", 3129}));
+  EXPECT_EQ(p.command.admin, http("127.0.0.1", 3129));
   EXPECT_EQ(p.command.token, "");
   EXPECT_FALSE(p.command.json);
 }
@@ -21,20 +27,20 @@ TEST(CtlArgs, OptionsMayComeBeforeOrAfterTheCommand) {
   ASSERT_EQ(p.error, "");
   EXPECT_EQ(p.command.verb, Verb::peers);
   EXPECT_TRUE(p.command.json);
-  EXPECT_EQ(p.command.admin, (AdminAddress{"10.1.2.3", 4000}));
+  EXPECT_EQ(p.command.admin, http("10.1.2.3", 4000));
   EXPECT_EQ(p.command.timeout, std::chrono::milliseconds(250));
 }
 
 TEST(CtlArgs, AdminAddressTakesIpLiteralsBracketedIpv6AndLocalhost) {
   AdminAddress a;
   ASSERT_TRUE(parse_admin_address("[::1]:3200", a));
-  EXPECT_EQ(a, (AdminAddress{"::1", 3200}));
+  EXPECT_EQ(a, http("::1", 3200));
   ASSERT_TRUE(parse_admin_address("[::1]", a));
-  EXPECT_EQ(a, (AdminAddress{"::1", 3129}));
+  EXPECT_EQ(a, http("::1", 3129));
   ASSERT_TRUE(parse_admin_address("127.0.0.2", a));
-  EXPECT_EQ(a, (AdminAddress{"127.0.0.2", 3129}));
+  EXPECT_EQ(a, http("127.0.0.2", 3129));
   ASSERT_TRUE(parse_admin_address("localhost:9", a));
-  EXPECT_EQ(a, (AdminAddress{"127.0.0.1", 9}));
+  EXPECT_EQ(a, http("127.0.0.1", 9));
 }
 
 TEST(CtlArgs, AdminAddressRefusesNamesBadPortsAndBareIpv6) {
@@ -44,6 +50,40 @@ TEST(CtlArgs, AdminAddressRefusesNamesBadPortsAndBareIpv6) {
     EXPECT_FALSE(parse_admin_address(bad, a)) << bad;
   }
   EXPECT_NE(parse({"--admin", "cache.example:3129", "stats"}).error, "");
+}
+
+TEST(CtlArgs, AdminAddressTakesHttpAndHttpsSchemes) {
+  AdminAddress a;
+  ASSERT_TRUE(parse_admin_address("http://127.0.0.1:3200", a));
+  EXPECT_EQ(a, http("127.0.0.1", 3200));
+  ASSERT_TRUE(parse_admin_address("https://127.0.0.1:3200", a));
+  EXPECT_EQ(a, https("127.0.0.1", 3200, "127.0.0.1"));
+  // The certificate must name the host as written; the connection goes to its address.
+  ASSERT_TRUE(parse_admin_address("https://localhost:3200", a));
+  EXPECT_EQ(a, https("127.0.0.1", 3200, "localhost"));
+  ASSERT_TRUE(parse_admin_address("https://[::1]:3200", a));
+  EXPECT_EQ(a, https("::1", 3200, "::1"));
+  ASSERT_TRUE(parse_admin_address("https://127.0.0.1", a));
+  EXPECT_EQ(a, https("127.0.0.1", 3129, "127.0.0.1"));
+  for (const char* bad : {"https://cache.example:3129", "https://", "ftp://127.0.0.1:1",
+                          "https://127.0.0.1:1/", "https:127.0.0.1:1", "HTTPS://127.0.0.1:1"}) {
+    EXPECT_FALSE(parse_admin_address(bad, a)) << bad;
+  }
+}
+
+TEST(CtlArgs, CacertGoesWithAnHttpsAdmin) {
+  const auto p =
+      parse({"--cacert", "/etc/sumcache/ca.pem", "--admin", "https://localhost:3200", "stats"});
+  ASSERT_EQ(p.error, "");
+  EXPECT_EQ(p.command.cacert, "/etc/sumcache/ca.pem");
+  EXPECT_EQ(p.command.admin, https("127.0.0.1", 3200, "localhost"));
+  // Without --cacert: the system store, which is the default, not an error.
+  EXPECT_EQ(parse({"--admin", "https://127.0.0.1:3200", "stats"}).error, "");
+  EXPECT_EQ(parse({"--admin", "https://127.0.0.1:3200", "stats"}).command.cacert, "");
+  EXPECT_NE(parse({"--cacert", "ca.pem", "stats"}).error, "");
+  EXPECT_NE(parse({"--cacert", "ca.pem", "--admin", "http://127.0.0.1:3200", "stats"}).error, "");
+  EXPECT_NE(parse({"--admin", "https://127.0.0.1:3200", "--cacert", "", "stats"}).error, "");
+  EXPECT_NE(parse({"--admin", "https://127.0.0.1:3200", "stats", "--cacert"}).error, "");
 }
 
 TEST(CtlArgs, PeerAddTakesAnIdAHostAndItsPorts) {

@@ -1,5 +1,5 @@
 // The sumcachectl binary against a real sumcached: stats as a table and as JSON,
-// purge with and without the right token, and its exit codes.
+// purge with and without the right token, its exit codes, and https with admin.tls.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -7,6 +7,7 @@
 
 #include "tests/daemon/integration/admin_node.h"
 #include "tests/support/ports.h"
+#include "tests/support/test_pki.h"
 
 namespace sumcache::testing {
 namespace {
@@ -19,12 +20,16 @@ struct CtlRun {
   std::string err;
 };
 
-CtlRun sumcachectl(std::uint16_t admin_port, std::vector<std::string> args) {
-  args.insert(args.begin(), {"--admin", "127.0.0.1:" + std::to_string(admin_port)});
+CtlRun sumcachectl(const std::string& admin, std::vector<std::string> args) {
+  args.insert(args.begin(), {"--admin", admin});
   DaemonProcess ctl;
   if (ctl.start(SUMCACHECTL_PATH, args)) return {};
   const auto exit = ctl.stop(0, std::chrono::seconds(20));
   return {exit ? exit->code : -1, ctl.output(Output::out), ctl.output(Output::err)};
+}
+
+CtlRun sumcachectl(std::uint16_t admin_port, std::vector<std::string> args) {
+  return sumcachectl("127.0.0.1:" + std::to_string(admin_port), std::move(args));
 }
 
 class SumcachectlDaemon : public ::testing::Test {
@@ -150,6 +155,43 @@ TEST(SumcachectlNoDaemon, AClosedPortIsAnErrorWithTheReason) {
   const auto run = sumcachectl(1, {"--timeout-ms", "2000", "stats"});
   EXPECT_EQ(run.code, 2);
   EXPECT_NE(run.err.find("127.0.0.1:1/stats"), std::string::npos) << run.err;
+}
+
+TEST(SumcachectlTls, HttpsVerifiesTheAdminsCertificateAndName) {
+  TempDir pki_dir;
+  const TestPki pki = make_test_pki(pki_dir.path());
+  AdminNode node;
+  ASSERT_TRUE(node.start({.token = kToken,
+                          .extra_json = "",
+                          .admin_tls_json = R"({"certificates": [{"cert_file": ")" +
+                                            pki.server_cert.string() + R"(", "key_file": ")" +
+                                            pki.server_key.string() + R"("}]})"}))
+      << node.failure;
+  const std::string port = std::to_string(node.admin_port());
+  // The certificate names both: the IP checked as such, localhost by name and SNI.
+  for (const std::string host : {"127.0.0.1", "localhost"}) {
+    const auto run = sumcachectl("https://" + host + ":" + port,
+                                 {"--cacert", pki.ca_cert.string(), "--json", "stats"});
+    ASSERT_EQ(run.code, 0) << host << ": " << run.err << node.daemon_log();
+    const auto stats = nlohmann::json::parse(run.out, nullptr, false);
+    EXPECT_EQ(stats["node_id"], "admin-node") << run.out;
+  }
+  const auto purge = sumcachectl(
+      "https://localhost:" + port,
+      {"--cacert", pki.ca_cert.string(), "--token", kToken, "purge", node.origin_url("/obj/none")});
+  EXPECT_EQ(purge.code, 1) << purge.out << purge.err;  // answered: not cached
+
+  // The system store does not hold the test CA.
+  const auto untrusted = sumcachectl("https://127.0.0.1:" + port, {"stats"});
+  EXPECT_EQ(untrusted.code, 2);
+  EXPECT_NE(untrusted.err.find("not trusted"), std::string::npos) << untrusted.err;
+  EXPECT_NE(untrusted.err.find("https://127.0.0.1:" + port + "/stats"), std::string::npos)
+      << untrusted.err;
+  // Plain HTTP to the TLS port: the daemon's 400 says why.
+  const auto plain = sumcachectl("127.0.0.1:" + port, {"stats"});
+  EXPECT_EQ(plain.code, 2);
+  EXPECT_NE(plain.err.find("HTTP 400"), std::string::npos) << plain.err;
+  EXPECT_NE(plain.err.find("this port speaks TLS"), std::string::npos) << plain.err;
 }
 
 }  // namespace
