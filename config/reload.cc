@@ -48,20 +48,22 @@ std::vector<std::string> changed_paths(const Config& running, const Config& next
 std::vector<std::string> restart_required_changes(const Config& running, const Config& next) {
   const bool summary =
       running.cluster.sharing == Sharing::summary && next.cluster.sharing == Sharing::summary;
+  // TLS rules and files reload; turning TLS on or off changes what the socket speaks.
+  std::vector<std::string> toggled;
+  for (std::size_t i = 0; i < running.listen.size() && i < next.listen.size(); ++i) {
+    if (running.listen[i].tls.has_value() != next.listen[i].tls.has_value()) {
+      toggled.push_back("$.listen[" + std::to_string(i) + "].tls");
+    }
+  }
+  if (running.admin.tls.has_value() != next.admin.tls.has_value()) toggled.push_back("$.admin.tls");
   std::vector<std::string> paths = changed_paths(running, next);
-  std::erase_if(paths, [summary](const std::string& path) {
+  std::erase_if(paths, [&](const std::string& path) {
+    for (const std::string& t : toggled) {
+      if (path == t || path.starts_with(t + ".")) return false;
+    }
     const ReloadClass reload = reload_class(path);
     return reload == ReloadClass::live || (summary && reload == ReloadClass::live_summary);
   });
-  // TLS rules and files reload; turning TLS on or off changes what the socket speaks.
-  for (std::size_t i = 0; i < running.listen.size() && i < next.listen.size(); ++i) {
-    if (running.listen[i].tls.has_value() != next.listen[i].tls.has_value()) {
-      paths.push_back("$.listen[" + std::to_string(i) + "].tls");
-    }
-  }
-  if (running.admin.tls.has_value() != next.admin.tls.has_value()) {
-    paths.push_back("$.admin.tls");
-  }
   return paths;
 }
 
@@ -80,10 +82,8 @@ Config apply_live(const Config& running, const Config& next) {
   merged.admin.token_file = next.admin.token_file;
   merged.admin.allow = next.admin.allow;
   if (merged.admin.tls && next.admin.tls) merged.admin.tls = next.admin.tls;
-  if (merged.listen.size() == next.listen.size()) {
-    for (std::size_t i = 0; i < merged.listen.size(); ++i) {
-      if (merged.listen[i].tls && next.listen[i].tls) merged.listen[i].tls = next.listen[i].tls;
-    }
+  for (std::size_t i = 0; i < merged.listen.size() && i < next.listen.size(); ++i) {
+    if (merged.listen[i].tls && next.listen[i].tls) merged.listen[i].tls = next.listen[i].tls;
   }
   auto& cluster = merged.cluster;
   cluster.update_threshold_percent = next.cluster.update_threshold_percent;

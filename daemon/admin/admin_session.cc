@@ -62,6 +62,7 @@ AdminRequest to_request(const beast::http::request<beast::http::string_body>& re
 // response before the client reads it (nginx's lingering_close).
 awaitable<void> lingering_close(ClientStream& stream) {
   constexpr std::size_t kMaxDiscard = 1024 * 1024;
+  if (co_await stream.close_tls(std::chrono::seconds(1))) co_return;
   error_code ec;
   stream.socket().shutdown(tcp::socket::shutdown_send, ec);
   std::array<char, 16 * 1024> sink;
@@ -138,7 +139,9 @@ awaitable<void> serve_admin_client(AdminContext& context, tcp::socket socket) {
       co_return;
     }
   }
-  stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+  if (!co_await stream.close_tls(std::chrono::seconds(1))) {
+    stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+  }
 }
 
 }  // namespace sumcache::daemon

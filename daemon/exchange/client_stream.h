@@ -38,6 +38,18 @@ class ClientStream {
   void expires_never() { tcp_layer().expires_never(); }
   void cancel() { tcp_layer().cancel(); }
 
+  // On TLS, the end of the connection is TLS's close_notify (RFC 8446 §6.1):
+  // without it a client cannot tell the end from a truncation (OpenSSL says
+  // "unexpected eof"). Asio's shutdown then waits for the client's own
+  // close_notify or its close, bounded by `wait`. False on plain TCP: nothing sent.
+  awaitable<bool> close_tls(std::chrono::steady_clock::duration wait) {
+    Tls* stream = tls();
+    if (stream == nullptr) co_return false;
+    expires_after(wait);
+    co_await stream->async_shutdown(use_nothrow);
+    co_return true;
+  }
+
   template <class MutableBufferSequence, class Token>
   auto async_read_some(const MutableBufferSequence& buffers, Token&& token) {
     return asio::async_initiate<Token, void(error_code, std::size_t)>(

@@ -42,6 +42,7 @@ struct ConnectionCount {
 awaitable<void> close_lingering(ClientConnection& client) {
   constexpr auto kLingerTime = std::chrono::seconds(2);
   constexpr std::size_t kLingerBytes = 1024 * 1024;
+  if (co_await client.stream.close_tls(kLingerTime)) co_return;
   error_code ec;
   client.stream.socket().shutdown(tcp::socket::shutdown_send, ec);
   if (ec) co_return;
@@ -335,7 +336,7 @@ awaitable<void> serve_requests(WorkerContext& worker, CacheService* cache, Clien
   }
   if (closed_by_answer) {
     co_await close_lingering(client);
-  } else {
+  } else if (!co_await client.stream.close_tls(std::chrono::seconds(1))) {
     client.stream.socket().shutdown(tcp::socket::shutdown_send, ec);
   }
 }

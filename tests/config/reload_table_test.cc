@@ -78,7 +78,11 @@ TEST(ReloadTable, EveryRuleNamesAFieldOfTheConfig) {
   // The writer gives the section of the config's mode only: one config of each.
   Paths paths;
   for (const char* json : {R"({"peers": [{"id": "p", "host": "h"}]})",
-                           R"({"mode": "reverse", "reverse": {"origin": "http://o"}})"}) {
+                           R"({"mode": "reverse", "reverse": {"origin": "http://o"}})",
+                           R"({"listen": [{"tls": {"certificates": [{"cert_file": "c",
+                                                                     "key_file": "k"}]}}],
+                               "admin": {"tls": {"certificates": [{"cert_file": "c",
+                                                                   "key_file": "k"}]}}})"}) {
     leaf_paths(to_json(parse_config(json, "t"), false), "$", paths);
   }
   for (const ReloadRule& rule : reload_table()) {
@@ -153,6 +157,15 @@ constexpr Reload kReloads[] = {
                      "summary_expiry_ms": 2000, "peer_timeout_ms": 50, "store_peer_hits": false,
                      "miss_policy": "owner", "peer_grace_ms": 1000, "peer_max_connections": 3},
          "peers": [{"id": "a", "host": "h2", "weight": 9}]})"},
+    // TLS files and rules reload; TLS turned on for another listener waits for a restart.
+    {R"({"listen": [{"port": 443, "tls": {"certificates": [{"cert_file": "a", "key_file": "b"}]}},
+                    {"port": 80}],
+         "admin": {"tls": {"certificates": [{"cert_file": "a", "key_file": "b"}]}}})",
+     R"({"listen": [{"port": 443, "tls": {"certificates": [{"cert_file": "c", "key_file": "d"}],
+                                          "min_version": "1.3"}},
+                    {"port": 80, "tls": {"certificates": [{"cert_file": "c", "key_file": "d"}]}}],
+         "admin": {"tls": {"certificates": [{"cert_file": "a", "key_file": "b"}],
+                           "session_cache_size": 0}}})"},
     {R"({"mode": "reverse", "reverse": {"origin": "http://127.0.0.1:8081"}})",
      R"({"mode": "reverse", "admin": {"token_file": "token"},
          "reverse": {"origin": "http://127.0.0.1:8082", "host_header": "origin"}})"},

@@ -174,12 +174,14 @@ class TlsListener : public ProxyTest {
   // The expiry sample of `certificate_file` on this listener as a number, polled until it
   // reads `not_after`; NaN when it shows none. Polled for the daemon's own rendering of a
   // double (to_chars, shortest), compared as a number: 1.8e+09 is 1800000000.
+  // `certificate_file` as the config names it: the label holds the path the loader made of it.
   double expiry(const std::string& certificate_file, std::int64_t not_after) {
     char text[32];
     const auto end = std::to_chars(text, text + sizeof text, static_cast<double>(not_after)).ptr;
     const std::string got = tls_metric(
         "sumcache_tls_certificate_expiry_timestamp_seconds",
-        {R"(listener=")" + listener() + "\"", R"(certificate=")" + certificate_file + "\""},
+        {R"(listener=")" + listener() + "\"",
+         R"(certificate=")" + (config_path_.parent_path() / certificate_file).string() + "\""},
         std::string(text, end));
     return got.find_first_of("0123456789") == std::string::npos ? std::nan("") : std::stod(got);
   }
