@@ -418,6 +418,28 @@ TEST_F(TlsListener, ExpiryMetricIsEachCertificatesNotAfter) {
   EXPECT_EQ(expiry("b.pem", b.not_after), static_cast<double>(b.not_after));
 }
 
+// ocsp_file: the response made by `openssl ocsp` (the test CA as its own responder) is
+// stapled to a handshake that asks for one (status_request), and only to such a one.
+TEST_F(TlsListener, AnOcspResponseIsStapledWhenTheClientAsks) {
+  const IssuedCertificate site = issue("ocsp-site", {"localhost"});
+  std::ofstream(work_.path() / "index.txt").flush();  // no entry: the status is "unknown"
+  const Finished made =
+      run({kOpenssl, "ocsp", "-index", (work_.path() / "index.txt").string(), "-CA",
+           pki_.ca_cert.string(), "-rsigner", pki_.ca_cert.string(), "-rkey", pki_.ca_key.string(),
+           "-issuer", pki_.ca_cert.string(), "-cert", site.cert.string(), "-ndays", "1",
+           "-respout", (work_.path() / "ocsp-site.der").string()});
+  ASSERT_EQ(made.code, 0) << made.out << made.err;
+  ASSERT_TRUE(start_tls(
+      R"({"certificates": [{"cert_file": "ocsp-site.pem", "key_file": "ocsp-site.key",
+                            "ocsp_file": "ocsp-site.der"}]})"));
+  const Finished asked = s_client({"-servername", "localhost", "-status"});
+  EXPECT_NE(asked.out.find("OCSP Response Status: successful"), std::string::npos) << asked.out;
+  EXPECT_NE(asked.out.find("Cert Status: unknown"), std::string::npos) << asked.out;
+  const Finished not_asked = s_client({"-servername", "localhost"});
+  EXPECT_EQ(not_asked.out.find("OCSP Response Status"), std::string::npos) << not_asked.out;
+  EXPECT_NE(not_asked.out.find("HTTP/1.1 200"), std::string::npos) << not_asked.out;
+}
+
 TEST_F(TlsListener, VerifyClientOnWantsACertificateFromTheClientCa) {
   ASSERT_TRUE(start_tls(R"({"certificates": [)" + certificate_json("server") +
                         R"(], "verify_client": "on", "client_ca_file": "ca.pem"})"));
