@@ -260,5 +260,41 @@ TEST(PeerEntry, RefusesWhatTheConfigFileRefuses) {
       << why;
 }
 
+// cluster.tls is on when the node is given its certificate and key, unless "enabled" says no.
+TEST(ParseConfig, ClusterTlsIsOnWhereItsCertificatesAreGiven) {
+  const std::string cluster = R"({"cluster": {"sharing": "summary", "secret": "0123456789abcdef",
+                                              "tls": {)";
+  EXPECT_TRUE(parse_config(cluster + R"("cert_file": "n.pem", "key_file": "n.key"}}})", "t")
+                  .cluster.tls.enabled);
+  EXPECT_FALSE(parse_config(cluster + R"("cert_file": "n.pem", "key_file": "n.key",
+                                        "enabled": false}}})",
+                            "t")
+                   .cluster.tls.enabled);
+  EXPECT_FALSE(parse_config(cluster + R"("ca_file": "ca.pem"}}})", "t").cluster.tls.enabled);
+  EXPECT_FALSE(parse_config(cluster + R"("cert_file": "n.pem"}}})", "t").cluster.tls.enabled);
+  EXPECT_FALSE(parse_config("{}", "t").cluster.tls.enabled);
+}
+
+// listen[].tls: the fields as written, the defaults of docs/tls.md for the others.
+TEST(ParseConfig, ListenTlsTakesItsCertificatesInOrder) {
+  const Config c = parse_config(
+      R"({"listen": [{"port": 8443, "tls": {"certificates": [
+            {"cert_file": "a.pem", "key_file": "a.key"},
+            {"cert_file": "b.pem", "key_file": "b.key", "ocsp_file": "b.der"}],
+            "verify_client": "optional", "client_ca_file": "clients.pem"}},
+          {"port": 8080}]})",
+      "t");
+  ASSERT_EQ(c.listen.size(), 2U);
+  ASSERT_TRUE(c.listen[0].tls.has_value());
+  EXPECT_FALSE(c.listen[1].tls.has_value());
+  const ServerTlsConfig& tls = *c.listen[0].tls;
+  ASSERT_EQ(tls.certificates.size(), 2U);
+  EXPECT_EQ(tls.certificates[1].ocsp_file, "b.der");
+  EXPECT_EQ(tls.min_version, TlsVersion::tls1_2);
+  EXPECT_EQ(tls.verify_client, VerifyClient::optional);
+  EXPECT_EQ(tls.session_cache_size, 20480U);
+  EXPECT_FALSE(c.admin.tls.has_value());
+}
+
 }  // namespace
 }  // namespace sumcache::config
