@@ -3,7 +3,7 @@
 # sumcached beside nginx configured the same way, in one run: a reverse proxy
 # with one TLS listener, the same certificate (a P-256 key from
 # scripts/cluster-ca), the same TLS 1.2 suites and TLS 1.3, the same number of
-# workers (default 1, pinned to CPU 1; wrk -t1 on CPU 0), in front of the
+# workers (default 1, pinned to CPU 1; wrk -t1 on CPU 0; -w N: CPUs 0..N-1), in front of the
 # harness's origin. Workloads: keep-alive hits at 1 KiB, 16 KiB and 256 KiB,
 # then full handshakes (a new connection per request: Connection: close).
 # Prints req/s and the server's CPU microseconds per request per run, then the
@@ -35,8 +35,10 @@ done
 "$ROOT/scripts/cluster-ca" "$RUN/pki" bench=127.0.0.1 >/dev/null
 CERT=$RUN/pki/bench.pem KEY=$RUN/pki/bench.key
 CIPHERS="ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305"
+# One worker: the server alone on CPU 1. More: CPUs 0..N-1, shared with wrk
+# (a 2-core machine has no other core to give either).
 CPUS=1
-[ "$WORKERS" -gt 1 ] && CPUS=1-$WORKERS
+[ "$WORKERS" -gt 1 ] && CPUS=0-$((WORKERS - 1))
 
 "$HARNESS/origin.sh" start >/dev/null
 server_pid=""
@@ -59,6 +61,7 @@ http {
   access_log off;
   sendfile on; tcp_nopush on;
   keepalive_requests 1000000;
+  open_file_cache max=10000 inactive=60s;  # nginx at its best: no open() per hit
   client_body_temp_path $d/tmp; proxy_temp_path $d/tmp; fastcgi_temp_path $d/tmp;
   uwsgi_temp_path $d/tmp; scgi_temp_path $d/tmp;
   proxy_cache_path $d/cache levels=1:2 keys_zone=bench:64m max_size=8g inactive=1d use_temp_path=off;

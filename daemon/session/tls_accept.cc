@@ -51,6 +51,9 @@ awaitable<std::optional<TlsAccepted>> accept_tls(ProxyShared& shared, TlsListene
   const auto remote = socket.remote_endpoint(ec);
   if (ec) co_return std::nullopt;
   const std::string address = remote.address().to_string();
+  // Before the handshake: a flight written in two parts would otherwise wait
+  // for the client's delayed ACK (Nagle), as nginx also avoids.
+  socket.set_option(tcp::no_delay(true), ec);
   const auto timeout = shared.settings.get()->config.limits.client_request_timeout_ms;
   const auto deadline = std::chrono::steady_clock::now() + timeout;
 

@@ -90,6 +90,9 @@ bool apply_rules(SSL_CTX* ctx, const config::ServerTlsConfig& c, std::string& fa
   SSL_CTX_set_session_cache_mode(
       ctx, c.session_cache_size > 0 ? SSL_SESS_CACHE_SERVER : SSL_SESS_CACHE_OFF);
   SSL_CTX_sess_set_cache_size(ctx, c.session_cache_size);
+  // TLS 1.3 sends tickets after the handshake, by default two, each a cached
+  // session here; one is all a client resumes with.
+  SSL_CTX_set_num_tickets(ctx, c.session_cache_size > 0 ? 1 : 0);
   SSL_CTX_set_alpn_select_cb(ctx, select_alpn, nullptr);
   if (c.verify_client != config::VerifyClient::off) {
     const std::string ca = c.client_ca_file.string();
