@@ -220,7 +220,8 @@ TEST_F(ClusterRedis, ANodeAddedLaterBootstrapsFromRedisAndRoutesWithinASecond) {
   // And the others learn of it: its own documents reach them.
   ASSERT_EQ(fetch(2, "/obj/redis-from-c?max_age=600&size=2000").status, 200U);
   ASSERT_TRUE(wait_for_entries(0, "node-c", 1)) << admin(0, "/peers").body;
-  EXPECT_EQ(x_cache(fetch(0, "/obj/redis-from-c?max_age=600&size=2000")), "PEER-HIT");
+  EXPECT_EQ(x_cache(fetch(0, "/obj/redis-from-c?max_age=600&size=2000")), "PEER-HIT")
+      << admin(0, "/peers").body << log_of(0) << log_of(2);
 }
 
 TEST_F(ClusterRedis, RedisKilledAndRestartedFailsNoRequestAndSummariesCatchUp) {
