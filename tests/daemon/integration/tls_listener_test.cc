@@ -333,6 +333,24 @@ TEST_F(TlsListener, PlainHttpOnTheTlsPortGets400AndTheConnectionCloses) {
   EXPECT_EQ(handshakes("plain_http", "2"), "2");
 }
 
+// A client that connects and says nothing, or starts a handshake and stalls, is closed at
+// limits.client_request_timeout_ms and counted as a timeout; the listener goes on serving.
+TEST_F(TlsListener, SilentAndStalledHandshakesEndAtTheRequestTimeout) {
+  ASSERT_TRUE(start_tls(R"({"certificates": [)" + certificate_json("server") + "]}",
+                        R"("limits": {"client_request_timeout_ms": 300},)"));
+  auto silent = raw_exchange("127.0.0.1", port_, "", 5s);
+  ASSERT_TRUE(silent.ok()) << silent.error().message();
+  EXPECT_TRUE(silent->peer_closed) << "still open after 5 s";
+  // A TLS record header announcing a ClientHello whose bytes never come.
+  auto stalled = raw_exchange("127.0.0.1", port_, std::string("\x16\x03\x01\x02\x00", 5), 5s);
+  ASSERT_TRUE(stalled.ok()) << stalled.error().message();
+  EXPECT_TRUE(stalled->peer_closed) << "still open after 5 s";
+  EXPECT_EQ(handshakes("timeout", "2"), "2");
+  EXPECT_EQ(handshakes("ok", "0"), "0");
+  const Finished after = s_client({});
+  EXPECT_NE(after.out.find("HTTP/1.1 200"), std::string::npos) << after.out << after.err;
+}
+
 TEST_F(TlsListener, SighupSwapsTheCertificateWhileADownloadRuns) {
   const IssuedCertificate before = issue("site", {"localhost"});
   ASSERT_TRUE(start_tls(R"({"certificates": [)" + certificate_json("site") + "]}"));
@@ -426,8 +444,8 @@ TEST_F(TlsListener, AnOcspResponseIsStapledWhenTheClientAsks) {
   const Finished made =
       run({kOpenssl, "ocsp", "-index", (work_.path() / "index.txt").string(), "-CA",
            pki_.ca_cert.string(), "-rsigner", pki_.ca_cert.string(), "-rkey", pki_.ca_key.string(),
-           "-issuer", pki_.ca_cert.string(), "-cert", site.cert.string(), "-ndays", "1",
-           "-respout", (work_.path() / "ocsp-site.der").string()});
+           "-issuer", pki_.ca_cert.string(), "-cert", site.cert.string(), "-ndays", "1", "-respout",
+           (work_.path() / "ocsp-site.der").string()});
   ASSERT_EQ(made.code, 0) << made.out << made.err;
   ASSERT_TRUE(start_tls(
       R"({"certificates": [{"cert_file": "ocsp-site.pem", "key_file": "ocsp-site.key",
