@@ -148,7 +148,10 @@ bool ClusterTest::start_node(std::size_t i) {
     ADD_FAILURE() << "cannot start " << SUMCACHED_PATH;
     return false;
   }
+  // The admin listener binds after the proxy's: a test may ask it at once.
   if (!node.process->wait_for_line("proxy listening on 127\\.0\\.0\\.", std::chrono::seconds(30),
+                                   Output::err) ||
+      !node.process->wait_for_line("admin listening on 127\\.0\\.0\\.", std::chrono::seconds(10),
                                    Output::err)) {
     ADD_FAILURE() << node.id << " did not start:\n" << log_of(i);
     return false;
