@@ -81,7 +81,8 @@ void resolve_tls_files(const std::filesystem::path& base, ServerTlsConfig& tls,
                        const std::string& path) {
   const auto resolve = [&](std::filesystem::path& file, const std::string& at) {
     if (file.empty()) return;
-    if (file.is_relative()) file = base / file;
+    // absolute(): a config named by a relative path has a relative base too.
+    if (file.is_relative()) file = std::filesystem::absolute(base / file);
     check_readable(file, at);
   };
   for (std::size_t i = 0; i < tls.certificates.size(); ++i) {
