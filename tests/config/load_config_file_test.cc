@@ -14,7 +14,6 @@ namespace fs = std::filesystem;
 // A fresh directory per test, removed afterwards.
 class LoadConfigFile : public ::testing::Test {
  protected:
-
   fs::path write(const fs::path& name, const std::string& text) {
     fs::path file = dir_ / name;
     fs::create_directories(file.parent_path());
@@ -144,6 +143,29 @@ TEST_F(LoadConfigFile, RedisTlsFilesMustOpen) {
   EXPECT_EQ(error_of(config(ca, "redis")).path(), "$.cluster.redis.key_file");
   // The mesh transport opens none of them.
   EXPECT_NO_THROW(load_config_file(config(dir_ / "tls/absent.pem", "mesh")));
+}
+
+// listen[].tls and admin.tls files: relative to the config file's directory, made absolute
+// (a config named by a relative path included), and each must open.
+TEST_F(LoadConfigFile, TlsFilesAreFoundBesideTheConfigAndMadeAbsolute) {
+  write("tls/site.pem", "cert");
+  write("tls/site.key", "key");
+  const fs::path file = write("etc/sumcache.json", R"({
+    "listen": [{"tls": {"certificates": [{"cert_file": "../tls/site.pem",
+                                          "key_file": "../tls/site.key"}]}}],
+    "admin": {"tls": {"certificates": [{"cert_file": "../tls/site.pem",
+                                        "key_file": "../tls/absent.key"}]}}})");
+  const ConfigError missing = error_of(file);
+  EXPECT_EQ(missing.path(), "$.admin.tls.certificates[0].key_file") << missing.what();
+  write("tls/absent.key", "key");
+  // Named relative to the working directory, as `sumcached --config etc/sumcache.json` does.
+  const fs::path cwd = fs::current_path();
+  fs::current_path(dir_);
+  const Config c = load_config_file("etc/sumcache.json");
+  fs::current_path(cwd);
+  const fs::path cert = c.listen[0].tls->certificates[0].cert_file;
+  EXPECT_TRUE(cert.is_absolute()) << cert;
+  EXPECT_TRUE(fs::equivalent(cert, dir_ / "tls/site.pem")) << cert;
 }
 
 TEST_F(LoadConfigFile, MissingConfigFileIsAnErrorAtTheRoot) {
