@@ -5,7 +5,7 @@
 #include <chrono>
 
 #include "daemon/cache/cached_meta.h"
-#include "daemon/exchange/client_connection.h"
+#include "daemon/exchange/client_exchange.h"
 #include "daemon/exchange/proxy_context.h"
 #include "daemon/exchange/request_route.h"
 #include "daemon/http/cache_control.h"
@@ -17,8 +17,7 @@ namespace sumcache::daemon {
 struct CacheRequest {
   WorkerContext& worker;
   const Settings& settings;
-  ClientConnection& client;
-  beast::http::request_parser<beast::http::buffer_body>& parser;
+  ClientExchange& client;
   const Route& route;
   AccessRecord& record;
   HeaderList headers;

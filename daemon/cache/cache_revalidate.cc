@@ -54,11 +54,11 @@ awaitable<unsigned> CacheService::revalidate(CacheRequest& r, const Candidate& c
                                              bool stale_if_error) {
   const auto& limits = r.settings.config.limits;
   UpstreamRequest up{r.route.upstream, r.worker.tls_server_name,
-                     conditional_head(make_upstream_head(r.parser.get().base(), r.parser.chunked(),
-                                                         r.route, r.settings, r.client),
+                     conditional_head(make_upstream_head(r.client.request(), r.client.body_chunked(),
+                                                         r.route, r.settings, r.client.address_text()),
                                       c.object),
                      r.head_method, {}};
-  auto [ec, res] = co_await exchange_with_upstream(r.worker, limits, up, &r.client, &r.parser);
+  auto [ec, res] = co_await exchange_with_upstream(r.worker, limits, up, &r.client);
   if (ec) {
     count_upstream_failure(r.worker, ec);
     if (stale_if_error) {
@@ -67,7 +67,7 @@ awaitable<unsigned> CacheService::revalidate(CacheRequest& r, const Candidate& c
     }
     r.record.result = CacheResult::refresh_miss;
     co_return co_await send_upstream_error(r.worker.shared, r.client, r.settings, r.route, ec,
-                                           r.parser.get().version());
+                                           r.client.request().version());
   }
   const unsigned status = res->parser->get().result_int();
   if (status == 304) {
@@ -99,8 +99,8 @@ void CacheService::revalidate_in_background(CacheRequest& r, const Candidate& c)
   if (!ticket.leader) return;  // someone is already fetching this key
   auto settings = r.worker.shared.settings.get();
   UpstreamRequest up{r.route.upstream, r.worker.tls_server_name,
-                     conditional_head(make_upstream_head(r.parser.get().base(), false, r.route,
-                                                         *settings, r.client),
+                     conditional_head(make_upstream_head(r.client.request(), false, r.route,
+                                                         *settings, r.client.address_text()),
                                       c.object),
                      false, {}};
   up.head.method(beast::http::verb::get);
@@ -111,7 +111,7 @@ void CacheService::revalidate_in_background(CacheRequest& r, const Candidate& c)
                  std::string key) -> awaitable<void> {
     InflightLease lease(self.inflight_, key);
     const auto& limits = s->config.limits;
-    auto [ec, res] = co_await exchange_with_upstream(worker, limits, request, nullptr, nullptr);
+    auto [ec, res] = co_await exchange_with_upstream(worker, limits, request, nullptr);
     if (ec) co_return;
     const auto times = exchange_times(res->request_time, res->response_time);
     auto& msg = res->parser->get();

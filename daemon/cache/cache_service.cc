@@ -30,18 +30,16 @@ HeuristicPolicy heuristic_policy(const config::Config& config) {
   return policy;
 }
 
-awaitable<unsigned> CacheService::serve(
-    WorkerContext& worker, const Settings& settings, ClientConnection& client,
-    beast::http::request_parser<beast::http::buffer_body>& parser, const Route& route,
-    AccessRecord& record, PeerScope peer) {
-  const auto& req = parser.get();
+awaitable<unsigned> CacheService::serve(WorkerContext& worker, const Settings& settings,
+                                        ClientExchange& client, const Route& route,
+                                        AccessRecord& record, PeerScope peer) {
+  const auto& req = client.request();
   CacheRequest r{worker,
                  settings,
                  client,
-                 parser,
                  route,
                  record,
-                 to_header_list(req.base()),
+                 to_header_list(req),
                  {},
                  {},
                  req.method() == beast::http::verb::head,
@@ -174,7 +172,7 @@ UseResult CacheService::use_of(const CacheRequest& r, const Candidate& c) const 
 awaitable<unsigned> CacheService::serve_stored(CacheRequest& r, const Candidate& c,
                                                std::chrono::seconds age, CacheResult result) {
   HitRequest hit{r.head_method,
-                 r.parser.get().version(),
+                 r.client.request().version(),
                  r.conditional,
                  r.ranged,
                  &r.headers,
@@ -216,7 +214,7 @@ awaitable<unsigned> CacheService::serve_unreadable(CacheRequest& r) {
   if (!r.directives.only_if_cached) co_return co_await fetch(r, nullptr, true);
   r.record.result = CacheResult::miss;
   co_return co_await send_error(r.client, r.settings, beast::http::status::gateway_timeout,
-                                "only-if-cached: not in this cache", r.parser.get().version());
+                                "only-if-cached: not in this cache", r.client.request().version());
 }
 
 awaitable<unsigned> CacheService::fetch(CacheRequest& r, const Candidate* stale,
@@ -248,10 +246,10 @@ awaitable<unsigned> CacheService::fetch(CacheRequest& r, const Candidate* stale,
   UpstreamRequest up{
       r.route.upstream,
       r.worker.tls_server_name,
-      make_upstream_head(r.parser.get().base(), r.parser.chunked(), r.route, r.settings, r.client),
+      make_upstream_head(r.client.request(), r.client.body_chunked(), r.route, r.settings, r.client.address_text()),
       r.head_method,
       {}};
-  auto [ec, res] = co_await exchange_with_upstream(r.worker, limits, up, &r.client, &r.parser);
+  auto [ec, res] = co_await exchange_with_upstream(r.worker, limits, up, &r.client);
   if (ec) {
     count_upstream_failure(r.worker, ec);
     if (stale != nullptr) {
@@ -260,7 +258,7 @@ awaitable<unsigned> CacheService::fetch(CacheRequest& r, const Candidate* stale,
     }
     r.record.result = CacheResult::miss;
     co_return co_await send_upstream_error(r.worker.shared, r.client, r.settings, r.route, ec,
-                                           r.parser.get().version());
+                                           r.client.request().version());
   }
   if (stale != nullptr && is_stale_if_error_status(res->parser->get().result_int())) {
     co_await finish_upstream(r.worker, limits, std::move(res));
@@ -297,7 +295,7 @@ awaitable<unsigned> CacheService::relay_and_store(CacheRequest& r,
   }
   // A complete response replaces the partial one (§3.4: the newest wins).
   if (variant) partials_.remove(r.route.cache_key);
-  prepare_client_head(msg, r.client, r.parser.get().version(), r.head_method,
+  prepare_client_head(msg, r.client.keep_alive, r.client.request().version(), r.head_method,
                       r.settings.via_for(msg.version()), to_string(result));
   if (const auto hidden = hidden_tag_field(r); !hidden.empty()) msg.erase(hidden);
   r.client.keep_alive = msg.keep_alive();

@@ -52,18 +52,15 @@ class CacheService {
   // request; store_only is answered from the store alone whatever its
   // Cache-Control says.
   awaitable<unsigned> serve(WorkerContext& worker, const Settings& settings,
-                            ClientConnection& client,
-                            beast::http::request_parser<beast::http::buffer_body>& parser,
-                            const Route& route, AccessRecord& record,
+                            ClientExchange& client, const Route& route, AccessRecord& record,
                             PeerScope peer = PeerScope::none);
   // A request the cache does not answer (any method but GET and HEAD), sent
   // on by forward_request. A 2xx or 3xx to an unsafe method invalidates
   // first (RFC 9111 §4.4); then a POST response whose Content-Location is the
   // target, with explicit freshness, is stored for later GETs of the target
   // (RFC 9110 §9.3.3) when its body fits the memory tier. Returns the status sent.
-  awaitable<unsigned> forward_uncached(
-      WorkerContext& worker, const Settings& settings, ClientConnection& client,
-      beast::http::request_parser<beast::http::buffer_body>& parser, const Route& route);
+  awaitable<unsigned> forward_uncached(WorkerContext& worker, const Settings& settings,
+                                       ClientExchange& client, const Route& route);
   // RFC 9111 §4.4, after an unsafe method got a 2xx or 3xx: here and, with
   // peers, on every peer (docs/peers.md, "Cluster-wide invalidation").
   void invalidate_after_unsafe(std::string_view method, const Route& route,

@@ -21,18 +21,14 @@ struct DiskStream {
 
 }  // namespace
 
-awaitable<unsigned> write_disk_hit(ClientConnection& client, const HitRequest& request,
+awaitable<unsigned> write_disk_hit(ClientExchange& client, const HitRequest& request,
                                    const StoredObject& object, Store& store, BodyReader reader,
                                    std::chrono::seconds age, std::string_view x_cache) {
-  const PerResponseFields fields(request, client, age, x_cache);
+  const PerResponseFields fields(request, client.keep_alive, age, x_cache);
   const HitPlan plan = plan_hit(request, object, reader.size());
-  client.stream.expires_after(request.write_timeout);
-  const std::array<asio::const_buffer, 2> head{asio::buffer(plan.head(object, request)),
-                                               asio::buffer(fields.view())};
-  if (!hit_sent(client, co_await asio::async_write(client.stream, head, transfer_all_at_once,
-                                                   use_nothrow))) {
-    co_return 0U;
-  }
+  auto [hec, hn] = co_await client.write_response(plan.head(object, request), fields.view(), {},
+                                                  {.more = plan.length > 0});
+  if (hec) co_return 0U;
   if (plan.length == 0) co_return plan.status;
   auto stream = std::make_shared<DiskStream>(
       DiskStream{std::move(reader), std::vector<char>(static_cast<std::size_t>(
@@ -58,13 +54,10 @@ awaitable<unsigned> write_disk_hit(ClientConnection& client, const HitRequest& r
       client.keep_alive = false;
       co_return plan.status;
     }
-    client.stream.expires_after(request.write_timeout);
-    if (!hit_sent(client, co_await asio::async_write(client.stream,
-                                                     asio::buffer(stream->chunk.data(), want),
-                                                     transfer_all_at_once, use_nothrow))) {
-      co_return 0U;
-    }
     offset += want;
+    auto [ec_out, n] =
+        co_await client.write_body(asio::buffer(stream->chunk.data(), want), offset == end);
+    if (ec_out) co_return 0U;
   }
   co_return plan.status;
 }

@@ -20,7 +20,7 @@ namespace sumcache::daemon {
 inline constexpr std::size_t kDiskChunk = 256 * 1024;
 
 // Returns the status sent, or 0 when a write to the client failed.
-awaitable<unsigned> write_disk_hit(ClientConnection& client, const HitRequest& request,
+awaitable<unsigned> write_disk_hit(ClientExchange& client, const HitRequest& request,
                                    const StoredObject& object, Store& store, BodyReader reader,
                                    std::chrono::seconds age, std::string_view x_cache);
 

@@ -17,18 +17,6 @@ int head_status(std::string_view head) {
   return status;
 }
 
-// Starts the write of a hit under the request's write timeout. Not a
-// coroutine of its own: every hit would pay for one more frame.
-auto write_response(ClientConnection& client, const HitRequest& request, std::string_view head,
-                    std::string_view extra, std::string_view body) {
-  client.stream.expires_after(request.write_timeout);
-  return asio::async_write(
-      client.stream,
-      std::array<asio::const_buffer, 3>{asio::buffer(head), asio::buffer(extra),
-                                        asio::buffer(body)},
-      transfer_all_at_once, use_nothrow);
-}
-
 void replace_field(HeaderList& fields, std::string_view name, std::string value) {
   remove_field(fields, name);
   fields.push_back({std::string(name), std::move(value)});
@@ -36,7 +24,7 @@ void replace_field(HeaderList& fields, std::string_view name, std::string value)
 
 }  // namespace
 
-PerResponseFields::PerResponseFields(const HitRequest& request, const ClientConnection& client,
+PerResponseFields::PerResponseFields(const HitRequest& request, bool keep_alive,
                                      std::chrono::seconds age, std::string_view x_cache) {
   append("Age: ");
   size_ = static_cast<std::size_t>(
@@ -45,7 +33,7 @@ PerResponseFields::PerResponseFields(const HitRequest& request, const ClientConn
   append("\r\nX-Cache: ");
   append(x_cache.substr(0, kMaxXCache));
   append("\r\n");
-  if (!client.keep_alive) {
+  if (!keep_alive) {
     append("Connection: close\r\n");
   } else if (request.version == 10) {
     append("Connection: keep-alive\r\n");
@@ -56,13 +44,6 @@ PerResponseFields::PerResponseFields(const HitRequest& request, const ClientConn
 void PerResponseFields::append(std::string_view s) {
   std::copy(s.begin(), s.end(), text_.data() + size_);
   size_ += s.size();
-}
-
-bool hit_sent(ClientConnection& client, const std::tuple<error_code, std::size_t>& result) {
-  const auto& [ec, n] = result;
-  client.bytes_out += n;
-  if (ec) client.keep_alive = false;
-  return !ec;
 }
 
 std::string_view HitPlan::head(const StoredObject& object, const HitRequest& request) const {
@@ -113,26 +94,24 @@ HitPlan plan_hit(const HitRequest& request, const StoredObject& object, std::uin
   return plan;
 }
 
-awaitable<unsigned> write_hit(ClientConnection& client, const HitRequest& request,
+awaitable<unsigned> write_hit(ClientExchange& client, const HitRequest& request,
                               const StoredObject& object, const std::string& body,
                               std::chrono::seconds age, std::string_view x_cache) {
-  const PerResponseFields fields(request, client, age, x_cache);
+  const PerResponseFields fields(request, client.keep_alive, age, x_cache);
   const HitPlan plan = plan_hit(request, object, body.size());
   const std::string_view payload = std::string_view(body).substr(
       static_cast<std::size_t>(plan.first), static_cast<std::size_t>(plan.length));
-  const bool ok = hit_sent(
-      client,
-      co_await write_response(client, request, plan.head(object, request), fields.view(), payload));
-  co_return ok ? plan.status : 0U;
+  auto [ec, n] = co_await client.write_response(plan.head(object, request), fields.view(),
+                                                asio::buffer(payload), {});
+  co_return ec ? 0U : plan.status;
 }
 
-awaitable<unsigned> write_built_hit(ClientConnection& client, const HitRequest& request,
+awaitable<unsigned> write_built_hit(ClientExchange& client, const HitRequest& request,
                                     unsigned status, std::string head, std::string_view body,
                                     std::chrono::seconds age, std::string_view x_cache) {
-  const PerResponseFields fields(request, client, age, x_cache);
-  const bool ok =
-      hit_sent(client, co_await write_response(client, request, head, fields.view(), body));
-  co_return ok ? status : 0U;
+  const PerResponseFields fields(request, client.keep_alive, age, x_cache);
+  auto [ec, n] = co_await client.write_response(head, fields.view(), asio::buffer(body), {});
+  co_return ec ? 0U : status;
 }
 
 }  // namespace sumcache::daemon

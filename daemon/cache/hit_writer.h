@@ -12,7 +12,7 @@
 #include <tuple>
 
 #include "daemon/cache/cached_meta.h"
-#include "daemon/exchange/client_connection.h"
+#include "daemon/exchange/client_exchange.h"
 #include "daemon/store/stored_object.h"
 
 namespace sumcache::daemon {
@@ -44,8 +44,8 @@ HitPlan plan_hit(const HitRequest& request, const StoredObject& object, std::uin
 // on the stack (every hit sends them).
 class PerResponseFields {
  public:
-  PerResponseFields(const HitRequest& request, const ClientConnection& client,
-                    std::chrono::seconds age, std::string_view x_cache);
+  PerResponseFields(const HitRequest& request, bool keep_alive, std::chrono::seconds age,
+                    std::string_view x_cache);
   std::string_view view() const { return {text_.data(), size_}; }
 
  private:
@@ -55,18 +55,15 @@ class PerResponseFields {
   std::size_t size_ = 0;
 };
 
-// Counts the bytes written; a failed write ends the connection. True: written.
-bool hit_sent(ClientConnection& client, const std::tuple<error_code, std::size_t>& result);
-
 // Returns the status sent (200, 206, 304 or 416) or 0 when the write failed.
-awaitable<unsigned> write_hit(ClientConnection& client, const HitRequest& request,
+awaitable<unsigned> write_hit(ClientExchange& client, const HitRequest& request,
                               const StoredObject& object, const std::string& body,
                               std::chrono::seconds age, std::string_view x_cache);
 
 // A hit whose head the caller built (a 206 from a stored partial response,
 // partial_table.h) with these body bytes. Returns `status`, or 0 when the
 // write failed.
-awaitable<unsigned> write_built_hit(ClientConnection& client, const HitRequest& request,
+awaitable<unsigned> write_built_hit(ClientExchange& client, const HitRequest& request,
                                     unsigned status, std::string head, std::string_view body,
                                     std::chrono::seconds age, std::string_view x_cache);
 

@@ -55,7 +55,7 @@ awaitable<std::optional<unsigned>> CacheService::fetch_from_owner(CacheRequest& 
                      peer_request_head(r, peers_->node_id(), protocol::PeerAuthScope::owner_fetch),
                      false,
                      {}};
-  auto [ec, res] = co_await exchange_with_upstream(r.worker, limits, up, nullptr, nullptr);
+  auto [ec, res] = co_await exchange_with_upstream(r.worker, limits, up, nullptr);
   if (ec) {
     peers_->report_owner_failure(*owner, ec.message());
     note_fallback(r.worker, peer.id, r.route.cache_key, ec.message());

@@ -55,17 +55,17 @@ awaitable<std::optional<unsigned>> CacheService::complete_partial(CacheRequest& 
   UpstreamRequest up{
       r.route.upstream,
       r.worker.tls_server_name,
-      make_upstream_head(r.parser.get().base(), r.parser.chunked(), r.route, r.settings, r.client),
+      make_upstream_head(r.client.request(), r.client.body_chunked(), r.route, r.settings, r.client.address_text()),
       false,
       {}};
   up.head.set(beast::http::field::range, range_value(*missing, entry->complete));
   up.head.set(beast::http::field::if_range, *validator);
-  auto [ec, res] = co_await exchange_with_upstream(r.worker, limits, up, &r.client, &r.parser);
+  auto [ec, res] = co_await exchange_with_upstream(r.worker, limits, up, &r.client);
   if (ec) {
     count_upstream_failure(r.worker, ec);
     r.record.result = CacheResult::miss;
     co_return co_await send_upstream_error(r.worker.shared, r.client, r.settings, r.route, ec,
-                                           r.parser.get().version());
+                                           r.client.request().version());
   }
   auto& msg = res->parser->get();
   // A 200 (If-Range failed: the representation changed) is the answer: relayed,
@@ -95,7 +95,7 @@ awaitable<std::optional<unsigned>> CacheService::complete_partial(CacheRequest& 
       count_upstream_failure(r.worker, read_ec);
       r.record.result = CacheResult::miss;
       co_return co_await send_upstream_error(r.worker.shared, r.client, r.settings, r.route,
-                                             read_ec, r.parser.get().version());
+                                             read_ec, r.client.request().version());
     }
   }
   co_await finish_upstream(r.worker, limits, std::move(res));
@@ -108,7 +108,7 @@ awaitable<std::optional<unsigned>> CacheService::complete_partial(CacheRequest& 
     co_return co_await fetch(r, nullptr, false);
   }
   const HitRequest hit{false,
-                       r.parser.get().version(),
+                       r.client.request().version(),
                        false,
                        r.ranged,
                        &r.headers,

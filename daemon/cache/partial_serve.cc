@@ -65,7 +65,7 @@ awaitable<std::optional<unsigned>> CacheService::serve_partial(CacheRequest& r) 
   const Piece* piece = covering_piece(entry->pieces, range.range);
   if (piece == nullptr) co_return std::nullopt;
   const HitRequest hit{false,
-                       r.parser.get().version(),
+                       r.client.request().version(),
                        false,
                        true,
                        &r.headers,

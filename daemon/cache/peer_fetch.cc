@@ -40,7 +40,7 @@ awaitable<std::optional<unsigned>> CacheService::fetch_from_peers(CacheRequest& 
         {}};
     stats.peer_requests.fetch_add(1, std::memory_order_relaxed);
     const auto start = std::chrono::steady_clock::now();
-    auto [ec, res] = co_await exchange_with_upstream(r.worker, limits, up, nullptr, nullptr);
+    auto [ec, res] = co_await exchange_with_upstream(r.worker, limits, up, nullptr);
     const auto rtt = std::chrono::duration_cast<std::chrono::microseconds>(
         std::chrono::steady_clock::now() - start);
     if (ec) {

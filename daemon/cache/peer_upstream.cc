@@ -19,7 +19,7 @@ void add_only_if_cached(beast::http::request_header<>& head) {
 
 beast::http::request_header<> squid_request_head(const CacheRequest& r) {
   beast::http::request_header<> head =
-      make_upstream_head(r.parser.get().base(), false, r.route, r.settings, r.client);
+      make_upstream_head(r.client.request(), false, r.route, r.settings, r.client.address_text());
   // Absolute-form: Squid keys it by the URL, as its digest does.
   head.target(r.route.cache_key);
   add_only_if_cached(head);
@@ -37,7 +37,7 @@ std::string_view last_x_cache(const beast::http::response<beast::http::buffer_bo
 beast::http::request_header<> peer_request_head(const CacheRequest& r, const std::string& node_id,
                                                 protocol::PeerAuthScope scope) {
   beast::http::request_header<> head =
-      make_upstream_head(r.parser.get().base(), false, r.route, r.settings, r.client);
+      make_upstream_head(r.client.request(), false, r.route, r.settings, r.client.address_text());
   // Absolute-form: the peer keys it exactly as we do, in either mode.
   head.target(r.route.cache_key);
   if (scope == protocol::PeerAuthScope::store_only) {

@@ -10,10 +10,10 @@
 
 namespace sumcache::daemon {
 
-awaitable<unsigned> CacheService::forward_uncached(
-    WorkerContext& worker, const Settings& settings, ClientConnection& client,
-    beast::http::request_parser<beast::http::buffer_body>& parser, const Route& route) {
-  const std::string method(parser.get().method_string());
+awaitable<unsigned> CacheService::forward_uncached(WorkerContext& worker,
+                                                   const Settings& settings,
+                                                   ClientExchange& client, const Route& route) {
+  const std::string method(client.request().method_string());
   ResponseFacts facts;
   const CaptureHook capture = [&](const UpstreamResponse& res) {
     BodyCapture copy;
@@ -26,7 +26,7 @@ awaitable<unsigned> CacheService::forward_uncached(
                           exchange_times(res.request_time, res.response_time)};
     facts.directives =
         effective_response_directives(facts.fields, settings.config.cache.targeted_fields);
-    const HeaderList request_fields = to_header_list(parser.get().base());
+    const HeaderList request_fields = to_header_list(client.request());
     auto variant = post_fill_variant(request_fields, request_directives(request_fields), facts,
                                      policy_.max_object_bytes, route.uri);
     if (!variant) return copy;
@@ -44,7 +44,7 @@ awaitable<unsigned> CacheService::forward_uncached(
     invalidate_after_unsafe(method, route, result);
   };
   const ForwardResult result =
-      co_await forward_request(worker, settings, client, parser, route, invalidate, capture);
+      co_await forward_request(worker, settings, client, route, invalidate, capture);
   co_return result.status;
 }
 

@@ -26,7 +26,6 @@ struct ClientConnection : IdleHook {
   Ip6Bytes address{};
   std::string address_text;
   bool keep_alive = true;  // false once a response must end the connection
-  std::uint64_t bytes_out = 0;
   // On a TLS listener: the certificates the handshake began with, whose
   // OpenSSL callbacks must outlive the connection across a reload.
   std::shared_ptr<const void> tls_hold;

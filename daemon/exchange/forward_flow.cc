@@ -11,7 +11,7 @@ namespace sumcache::daemon {
 beast::http::request_header<> make_upstream_head(const beast::http::request_header<>& client_head,
                                                  bool body_chunked, const Route& route,
                                                  const Settings& settings,
-                                                 const ClientConnection& client) {
+                                                 std::string_view client_address) {
   beast::http::request_header<> head = client_head;
   strip_hop_by_hop(head);
   // A credential for one hop (docs/protocol.md): never sent on, whoever sent it.
@@ -28,8 +28,9 @@ beast::http::request_header<> make_upstream_head(const beast::http::request_head
   head.version(11);
   if (settings.config.mode == config::Mode::reverse) {
     const auto prior = head["X-Forwarded-For"];
-    head.set("X-Forwarded-For",
-             prior.empty() ? client.address_text : std::string(prior) + ", " + client.address_text);
+    head.set("X-Forwarded-For", prior.empty()
+                                    ? std::string(client_address)
+                                    : std::string(prior) + ", " + std::string(client_address));
     if (route.kind == RouteKind::fetch)
       head.set("X-Forwarded-Host", canonical_authority(route.uri));
   }
@@ -38,14 +39,11 @@ beast::http::request_header<> make_upstream_head(const beast::http::request_head
   return head;
 }
 
-awaitable<unsigned> send_error(ClientConnection& client, const Settings& settings,
+awaitable<unsigned> send_error(ClientExchange& client, const Settings& settings,
                                beast::http::status status, std::string_view reason,
                                unsigned version) {
-  auto res = make_error_response(status, reason, client.keep_alive, version, settings.via);
-  client.stream.expires_after(settings.config.limits.upstream_io_timeout_ms);
-  auto [ec, n] = co_await beast::http::async_write(client.stream, res, use_nothrow);
-  client.bytes_out += n;
-  if (ec) client.keep_alive = false;
+  const auto res = make_error_response(status, reason, client.keep_alive, version, settings.via);
+  co_await write_message(client, res);
   co_return static_cast<unsigned>(status);
 }
 
@@ -68,7 +66,7 @@ void log_upstream_failure(ProxyShared& shared, unsigned status, const Route& rou
   shared.log.warn(line);
 }
 
-awaitable<unsigned> send_upstream_error(ProxyShared& shared, ClientConnection& client,
+awaitable<unsigned> send_upstream_error(ProxyShared& shared, ClientExchange& client,
                                         const Settings& settings, const Route& route, error_code ec,
                                         unsigned version) {
   if (is_destination_refusal(ec)) {
@@ -85,18 +83,17 @@ awaitable<unsigned> send_upstream_error(ProxyShared& shared, ClientConnection& c
 }
 
 awaitable<ForwardResult> forward_request(
-    WorkerContext& worker, const Settings& settings, ClientConnection& client,
-    beast::http::request_parser<beast::http::buffer_body>& parser, const Route& route,
+    WorkerContext& worker, const Settings& settings, ClientExchange& client, const Route& route,
     const std::function<void(const ForwardResult&)>& on_head, const CaptureHook& capture) {
-  const auto& req = parser.get();
+  const auto& req = client.request();
   const auto& limits = settings.config.limits;
   UpstreamRequest upstream{
       route.upstream,
       worker.tls_server_name,
-      make_upstream_head(req.base(), parser.chunked(), route, settings, client),
+      make_upstream_head(req, client.body_chunked(), route, settings, client.address_text()),
       req.method() == beast::http::verb::head,
       {}};
-  auto [ec, response] = co_await exchange_with_upstream(worker, limits, upstream, &client, &parser);
+  auto [ec, response] = co_await exchange_with_upstream(worker, limits, upstream, &client);
   if (upstream.client_error) {
     client.keep_alive = false;
     const bool timed_out = upstream.client_error == beast::error::timeout;
@@ -109,17 +106,17 @@ awaitable<ForwardResult> forward_request(
   }
   if (ec) {
     count_upstream_failure(worker, ec);
-    client.keep_alive = client.keep_alive && parser.is_done();
+    client.keep_alive = client.keep_alive && client.body_done();
     ForwardResult failed;
     failed.status =
         co_await send_upstream_error(worker.shared, client, settings, route, ec, req.version());
     co_return failed;
   }
   // A final answer before the body was sent (after Expect) leaves it unread.
-  if (!parser.is_done()) client.keep_alive = false;
+  if (!client.body_done()) client.keep_alive = false;
   BodyCapture copy = capture ? capture(*response) : BodyCapture{};
   auto& msg = response->parser->get();
-  prepare_client_head(msg, client, req.version(), upstream.head_method,
+  prepare_client_head(msg, client.keep_alive, req.version(), upstream.head_method,
                       settings.via_for(msg.version()), "MISS");
   // The cache's tags are not the client's business (docs/proxy.md), on any path.
   if (!settings.config.cache.tag_header_pass) msg.erase(settings.config.cache.tag_header);

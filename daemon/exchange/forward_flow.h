@@ -6,7 +6,7 @@
 
 #include <functional>
 
-#include "daemon/exchange/client_connection.h"
+#include "daemon/exchange/client_exchange.h"
 #include "daemon/exchange/proxy_context.h"
 #include "daemon/exchange/request_route.h"
 #include "daemon/exchange/response_relay.h"
@@ -19,10 +19,10 @@ namespace sumcache::daemon {
 beast::http::request_header<> make_upstream_head(const beast::http::request_header<>& client_head,
                                                  bool body_chunked, const Route& route,
                                                  const Settings& settings,
-                                                 const ClientConnection& client);
+                                                 std::string_view client_address);
 
 // Writes an error response; the connection closes after it when asked.
-awaitable<unsigned> send_error(ClientConnection& client, const Settings& settings,
+awaitable<unsigned> send_error(ClientExchange& client, const Settings& settings,
                                beast::http::status status, std::string_view reason,
                                unsigned version);
 
@@ -37,7 +37,7 @@ void log_upstream_failure(ProxyShared& shared, unsigned status, const Route& rou
 // Maps an upstream failure to 502 or 504 with a reason, and logs it (the
 // upstream, the cause, the URL) once a second at most per status with the
 // number held back; a refused destination is a 403 (destination_guard.h).
-awaitable<unsigned> send_upstream_error(ProxyShared& shared, ClientConnection& client,
+awaitable<unsigned> send_upstream_error(ProxyShared& shared, ClientExchange& client,
                                         const Settings& settings, const Route& route, error_code ec,
                                         unsigned version);
 
@@ -57,8 +57,7 @@ using CaptureHook = std::function<BodyCapture(const UpstreamResponse&)>;
 // client can send its next request, and before a captured body is stored.
 // Either hook may be empty.
 awaitable<ForwardResult> forward_request(
-    WorkerContext& worker, const Settings& settings, ClientConnection& client,
-    beast::http::request_parser<beast::http::buffer_body>& parser, const Route& route,
+    WorkerContext& worker, const Settings& settings, ClientExchange& client, const Route& route,
     const std::function<void(const ForwardResult&)>& on_head, const CaptureHook& capture = {});
 
 }  // namespace sumcache::daemon

@@ -65,49 +65,36 @@ struct RelayEnd {
 };
 
 template <class Stream>
-awaitable<RelayEnd> relay_body(Stream& up, ClientConnection& client, UpstreamResponse& upstream,
+awaitable<RelayEnd> relay_body(Stream& up, ClientExchange& client, UpstreamResponse& upstream,
                                const config::LimitsConfig& limits, BodyCapture& capture) {
   auto& parser = *upstream.parser;
   auto& msg = parser.get();
-  beast::http::response_serializer<beast::http::buffer_body> sr{msg};
-  msg.body().data = nullptr;
-  msg.body().more = !parser.is_done();
   capture_piece(capture, nullptr, 0, parser.is_done());
   if (capture.stream && parser.is_done()) co_await capture.stream({}, true);
-  client.stream.expires_after(limits.upstream_io_timeout_ms);
-  auto [hec, hn] = co_await beast::http::async_write_header(client.stream, sr, use_nothrow);
+  const std::string head = serialize_head(msg.base());
+  auto [hec, hn] = co_await client.write_response(
+      head, "\r\n", {}, {.more = !parser.is_done(), .chunked = msg.chunked()});
   if (hec) co_return RelayEnd{hec};
-  client.bytes_out += hn;
   std::vector<char> chunk(parser.is_done() ? 0 : kRelayChunk);
   // Beast reads at most the buffer's free capacity (512 bytes after a small
   // head): with room for a whole chunk, a fast origin's body comes in reads,
   // and goes out in writes, of up to 64 KiB rather than 512 bytes.
   if (!parser.is_done()) upstream.buffer.reserve(kRelayChunk);
   RelayEnd end;
-  while (!sr.is_done()) {
-    error_code read_ec;
-    std::size_t got = 0;
-    if (!parser.is_done()) {
-      std::tie(read_ec, got) =
-          co_await read_available(up, upstream, chunk, limits.upstream_io_timeout_ms);
-      capture_piece(capture, chunk.data(), got, parser.is_done());
-      if (capture.stream && (got > 0 || parser.is_done()) &&
-          !co_await capture.stream({chunk.data(), got}, parser.is_done())) {
-        capture.stream = nullptr;
-      }
+  while (!parser.is_done()) {
+    auto [read_ec, got] =
+        co_await read_available(up, upstream, chunk, limits.upstream_io_timeout_ms);
+    capture_piece(capture, chunk.data(), got, parser.is_done());
+    if (capture.stream && (got > 0 || parser.is_done()) &&
+        !co_await capture.stream({chunk.data(), got}, parser.is_done())) {
+      capture.stream = nullptr;
     }
-    msg.body().data = got > 0 ? chunk.data() : nullptr;
-    msg.body().size = got;
-    msg.body().more = !parser.is_done();
     // What came before a failure still goes to the client; the caller then
     // closes the connection without the final chunk (or short of the
     // Content-Length), so the client sees the truncation (RFC 9112 §8).
-    if (got > 0 || !msg.body().more) {
-      client.stream.expires_after(limits.upstream_io_timeout_ms);
-      auto [ec, n] = co_await beast::http::async_write(client.stream, sr, use_nothrow);
-      client.bytes_out += n;
-      if (ec && ec != beast::http::error::need_buffer)
-        co_return RelayEnd{ec, false, end.body_bytes};
+    if (got > 0 || parser.is_done()) {
+      auto [ec, n] = co_await client.write_body(asio::buffer(chunk.data(), got), parser.is_done());
+      if (ec) co_return RelayEnd{ec, false, end.body_bytes};
       end.body_bytes += got;
     }
     if (read_ec) co_return RelayEnd{read_ec, true, end.body_bytes};
@@ -145,7 +132,7 @@ std::string transfer_codings(const beast::http::fields& fields) {
 }  // namespace
 
 void prepare_client_head(beast::http::response<beast::http::buffer_body>& msg,
-                         const ClientConnection& client, unsigned client_version, bool head_method,
+                         bool keep_alive, unsigned client_version, bool head_method,
                          std::string_view via, std::string_view x_cache) {
   const bool chunked = msg.chunked();
   const bool has_length = msg.has_content_length();
@@ -168,10 +155,10 @@ void prepare_client_head(beast::http::response<beast::http::buffer_body>& msg,
   const bool body_expected = !head_method && msg.result_int() != 204 && msg.result_int() != 304;
   if ((chunked || !has_length) && body_expected && client_version != 10) msg.chunked(true);
   const bool delimited_by_close = body_expected && !has_length && client_version == 10;
-  msg.keep_alive(client.keep_alive && !delimited_by_close);
+  msg.keep_alive(keep_alive && !delimited_by_close);
 }
 
-awaitable<error_code> relay_response(WorkerContext& worker, ClientConnection& client,
+awaitable<error_code> relay_response(WorkerContext& worker, ClientExchange& client,
                                      UpstreamResponse& upstream, const config::LimitsConfig& limits,
                                      BodyCapture& capture, std::string_view url) {
   const RelayEnd end = co_await upstream.connection->visit(

@@ -28,14 +28,14 @@ struct BodyCapture {
 // Date added when upstream sent none, X-Cache set, framing that the client's HTTP version can
 // carry. A response to HEAD keeps upstream's framing fields but carries no body.
 void prepare_client_head(beast::http::response<beast::http::buffer_body>& msg,
-                         const ClientConnection& client, unsigned client_version, bool head_method,
+                         bool keep_alive, unsigned client_version, bool head_method,
                          std::string_view via, std::string_view x_cache);
 
 // Sends the prepared head and relays the body of `url`. On an error upstream
 // (closed or stalled mid-body) the bytes received so far are sent first, the
 // cut is counted and logged, and the caller must close the client connection
 // so that the truncation shows.
-awaitable<error_code> relay_response(WorkerContext& worker, ClientConnection& client,
+awaitable<error_code> relay_response(WorkerContext& worker, ClientExchange& client,
                                      UpstreamResponse& upstream, const config::LimitsConfig& limits,
                                      BodyCapture& capture, std::string_view url);
 

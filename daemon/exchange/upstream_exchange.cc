@@ -62,7 +62,7 @@ error_code check_response_framing(beast::http::response_header<>& head, bool hea
 // ends the wait: the request body goes next.
 template <class Stream>
 awaitable<error_code> read_final_head(Stream& up, UpstreamResponse& res,
-                                      const config::LimitsConfig& limits, ClientConnection* client,
+                                      const config::LimitsConfig& limits, ClientExchange* client,
                                       bool head_method, bool until_continue = false) {
   for (int interim_count = 0;; ++interim_count) {
     res.connection->expires_after(limits.upstream_first_byte_timeout_ms);
@@ -77,12 +77,9 @@ awaitable<error_code> read_final_head(Stream& up, UpstreamResponse& res,
     }
     if (client != nullptr) {
       strip_hop_by_hop(res.parser->get().base());
-      std::string interim = serialize_head(res.parser->get().base()) + "\r\n";
-      client->stream.expires_after(limits.upstream_io_timeout_ms);
-      auto [wec, wn] =
-          co_await asio::async_write(client->stream, asio::buffer(interim), use_nothrow);
+      const std::string interim = serialize_head(res.parser->get().base()) + "\r\n";
+      auto [wec, wn] = co_await client->write_interim(interim);
       if (wec) co_return wec;
-      client->bytes_out += wn;
     }
     res.parser.emplace();
     res.parser->body_limit(boost::none);
@@ -93,9 +90,8 @@ awaitable<error_code> read_final_head(Stream& up, UpstreamResponse& res,
 
 // Who gets the interim responses: not an HTTP/1.0 client (RFC 9110 §15.2: a
 // server MUST NOT send it a 1xx), which would take one for the final answer.
-ClientConnection* interim_receiver(
-    ClientConnection* client, const beast::http::request_parser<beast::http::buffer_body>* body) {
-  if (client == nullptr || (body != nullptr && body->get().version() < 11)) return nullptr;
+ClientExchange* interim_receiver(ClientExchange* client) {
+  if (client == nullptr || client->request().version() < 11) return nullptr;
   return client;
 }
 
@@ -105,8 +101,7 @@ template <class Stream>
 awaitable<error_code> send_body(Stream& up, UpstreamResponse& res,
                                 beast::http::request<beast::http::buffer_body>& msg,
                                 beast::http::request_serializer<beast::http::buffer_body>& sr,
-                                const config::LimitsConfig& limits, ClientConnection& client,
-                                beast::http::request_parser<beast::http::buffer_body>& body,
+                                const config::LimitsConfig& limits, ClientExchange& client,
                                 error_code& client_error, HeldBody& held) {
   std::vector<char> chunk(kBodyChunk);
   bool replay = !held.bytes.empty();
@@ -115,21 +110,18 @@ awaitable<error_code> send_body(Stream& up, UpstreamResponse& res,
       replay = false;
       msg.body().data = held.bytes.data();
       msg.body().size = held.bytes.size();
-      msg.body().more = !body.is_done();
-    } else if (!body.is_done()) {
-      body.get().body().data = chunk.data();
-      body.get().body().size = chunk.size();
-      client.stream.expires_after(limits.client_request_timeout_ms);
+      msg.body().more = !client.body_done();
+    } else if (!client.body_done()) {
       auto [ec, n] =
-          co_await beast::http::async_read(client.stream, client.buffer, body, use_nothrow);
-      if (ec && ec != beast::http::error::need_buffer) {
+          co_await client.read_body(asio::buffer(chunk), limits.client_request_timeout_ms);
+      if (ec) {
         client_error = ec;
         co_return ec;
       }
       msg.body().data = chunk.data();
-      msg.body().size = chunk.size() - body.get().body().size;
-      msg.body().more = !body.is_done();
-      held.add(chunk.data(), msg.body().size);
+      msg.body().size = n;
+      msg.body().more = !client.body_done();
+      held.add(chunk.data(), n);
     } else {
       msg.body().data = nullptr;
       msg.body().size = 0;
@@ -144,10 +136,9 @@ awaitable<error_code> send_body(Stream& up, UpstreamResponse& res,
 
 template <class Stream>
 awaitable<error_code> run_exchange(Stream& up, UpstreamResponse& res, UpstreamRequest& request,
-                                   const config::LimitsConfig& limits, ClientConnection* client,
-                                   beast::http::request_parser<beast::http::buffer_body>* body,
+                                   const config::LimitsConfig& limits, ClientExchange* client,
                                    bool with_body, HeldBody& held) {
-  ClientConnection* interim_to = interim_receiver(client, body);
+  ClientExchange* interim_to = interim_receiver(client);
   beast::http::request<beast::http::buffer_body> msg{request.head};
   msg.body().data = nullptr;
   msg.body().more = with_body;
@@ -169,8 +160,8 @@ awaitable<error_code> run_exchange(Stream& up, UpstreamResponse& res, UpstreamRe
     }
     if (res.parser->is_header_done()) co_return error_code{};  // a final status: no body
   }
-  if (auto ec = co_await send_body(up, res, msg, sr, limits, *client, *body, request.client_error,
-                                   held)) {
+  if (auto ec =
+          co_await send_body(up, res, msg, sr, limits, *client, request.client_error, held)) {
     co_return ec;
   }
   if (res.parser->is_header_done()) co_return error_code{};
@@ -181,11 +172,11 @@ awaitable<error_code> run_exchange(Stream& up, UpstreamResponse& res, UpstreamRe
 
 awaitable<std::tuple<error_code, std::unique_ptr<UpstreamResponse>>> exchange_with_upstream(
     WorkerContext& worker, const config::LimitsConfig& limits, UpstreamRequest& request,
-    ClientConnection* client, beast::http::request_parser<beast::http::buffer_body>* body) {
-  const bool with_body = body != nullptr && client != nullptr && !body->is_done();
+    ClientExchange* client) {
+  const bool with_body = client != nullptr && !client->body_done();
   const std::string_view method = request.head.method_string();
   std::optional<std::uint64_t> declared;
-  if (with_body && body->content_length()) declared = *body->content_length();
+  if (with_body) declared = client->body_length();
   const auto max_idle = max_idle_for_reuse(
       may_replay(method, planned_body_hold(with_body, declared)), limits.upstream_unsafe_reuse_ms);
   HeldBody held;
@@ -204,7 +195,7 @@ awaitable<std::tuple<error_code, std::unique_ptr<UpstreamResponse>>> exchange_wi
     res->request_time = std::chrono::system_clock::now();
     const std::uint64_t client_bytes = client != nullptr ? client->bytes_out : 0;
     ec = co_await res->connection->visit([&](auto& stream) {
-      return run_exchange(stream, *res, request, limits, client, body, with_body, held);
+      return run_exchange(stream, *res, request, limits, client, with_body, held);
     });
     if (!ec) {
       res->response_time = std::chrono::system_clock::now();

@@ -12,7 +12,7 @@
 #include <memory>
 #include <optional>
 
-#include "daemon/exchange/client_connection.h"
+#include "daemon/exchange/client_exchange.h"
 #include "daemon/exchange/proxy_context.h"
 
 namespace sumcache::daemon {
@@ -36,11 +36,11 @@ struct UpstreamRequest {
   error_code client_error;
 };
 
-// `client` (may be null) receives interim responses; `body` (may be null) is
-// the client's parser whose body is streamed upstream.
+// `client` (may be null: a fetch of this node's own) receives interim
+// responses, and its request body is streamed upstream.
 awaitable<std::tuple<error_code, std::unique_ptr<UpstreamResponse>>> exchange_with_upstream(
     WorkerContext& worker, const config::LimitsConfig& limits, UpstreamRequest& request,
-    ClientConnection* client, beast::http::request_parser<beast::http::buffer_body>* body);
+    ClientExchange* client);
 
 // A read on `buffer` that failed at its bound (Beast's buffer_overflow) means
 // the origin sent a chunk line or trailer section that never ended: named

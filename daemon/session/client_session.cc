@@ -2,21 +2,15 @@
 
 #include <array>
 
-#include "daemon/cache/cache_service.h"
 #include "daemon/exchange/client_connection.h"
 #include "daemon/exchange/forward_flow.h"
 #include "daemon/exchange/header_convert.h"
-#include "daemon/exchange/request_route.h"
-#include "daemon/exchange/squid_digest_target.h"
-#include "daemon/http/hop_by_hop.h"
 #include "daemon/http/message_framing.h"
 #include "daemon/net/address_bytes.h"
-#include "daemon/session/peer_gate.h"
-#include "daemon/session/proxy_purge.h"
+#include "daemon/session/http1_exchange.h"
 #include "daemon/session/read_failure.h"
-#include "daemon/session/squid_digest_serve.h"
+#include "daemon/session/request_answer.h"
 #include "daemon/session/tls_accept.h"
-#include "daemon/session/tunnel.h"
 
 namespace sumcache::daemon {
 namespace {
@@ -106,117 +100,17 @@ bool is_framing_error(error_code ec) {
 
 // Counts a request refused for its framing and logs it, at most one line a
 // second with the number held back, so a flood of them cannot fill the log.
-void note_framing_refusal(WorkerContext& worker, const ClientConnection& client,
+void note_framing_refusal(WorkerContext& worker, const ClientExchange& client,
                           std::string_view reason) {
   ProxyShared& shared = worker.shared;
   worker.stats.framing_refused_requests.fetch_add(1, std::memory_order_relaxed);
   if (!shared.log.enabled(LogLevel::warn)) return;
   const auto held_back = shared.framing_log.admit(LogLimiter::Clock::now());
   if (!held_back) return;
-  std::string line = "refused a request from " + client.address_text + ": " + std::string(reason);
+  std::string line =
+      "refused a request from " + client.address_text() + ": " + std::string(reason);
   if (*held_back > 0) line += " (" + std::to_string(*held_back) + " more since the last line)";
   shared.log.warn(line);
-}
-
-// A refusal on the peer object listener: counted, and logged at most once a
-// second with the number held back (a stranger probing the port cannot fill the log).
-void note_peer_object_refusal(WorkerContext& worker, PeerObjectRefusal why,
-                              const std::string& address, std::string_view what) {
-  worker.stats.count_peer_object_refusal(why);
-  ProxyShared& shared = worker.shared;
-  if (!shared.log.enabled(LogLevel::warn)) return;
-  const auto held_back = shared.peer_object_log.admit(LogLimiter::Clock::now());
-  if (!held_back) return;
-  std::string line = "peer object listener refused " + address + ": " + std::string(what);
-  if (*held_back > 0) line += " (" + std::to_string(*held_back) + " more since the last line)";
-  shared.log.warn(line);
-}
-
-bool is_cacheable_method(beast::http::verb method) {
-  return method == beast::http::verb::get || method == beast::http::verb::head;
-}
-
-// `peer`: a verified peer request, which bypassed access.allow_clients and so
-// gets what the store holds and nothing else, or for an owner fetch this
-// node's miss path without other peers (docs/peers.md).
-awaitable<unsigned> dispatch(WorkerContext& worker, CacheService* cache, const Settings& settings,
-                             ClientConnection& client,
-                             beast::http::request_parser<beast::http::buffer_body>& parser,
-                             AccessRecord& record, PeerScope peer) {
-  auto& req = parser.get();
-  const auto& config = settings.config;
-  const unsigned version = req.version();
-  const auto via = req[beast::http::field::via];
-  if (!via.empty() && via_has_node({{"Via", std::string(via)}}, config.node.id)) {
-    record.result = CacheResult::error;
-    co_return co_await send_error(client, settings, beast::http::status::loop_detected,
-                                  "forwarding loop: the request already passed " + config.node.id,
-                                  version);
-  }
-  const auto host = req[beast::http::field::host];
-  const std::optional<std::string_view> host_value =
-      host.empty() ? std::nullopt : std::optional(host);
-  // Before routing: in forward mode our own address is no destination, and
-  // forward.allow_ports need not name our port.
-  if (SquidDigestService* digest = cache != nullptr ? cache->squid_digest() : nullptr;
-      digest != nullptr && peer == PeerScope::none && may_be_squid_digest_target(req.target())) {
-    const auto uri = effective_request_uri(req.target(), host_value, "http");
-    if (uri && is_own_squid_digest(*uri, settings.proxy_listeners,
-                                   config.cluster.squid_digest.hostnames)) {
-      record.url = cache_key(*uri);
-      co_return co_await serve_squid_digest(*digest, settings, client, req, record);
-    }
-  }
-  auto routed = route_request(config, req.method_string(), req.target(), host_value);
-  if (auto* refusal = std::get_if<RouteRefusal>(&routed)) {
-    record.result = CacheResult::error;
-    co_return co_await send_error(client, settings,
-                                  static_cast<beast::http::status>(refusal->status),
-                                  refusal->reason, version);
-  }
-  const Route& route = std::get<Route>(routed);
-  if (route.kind == RouteKind::tunnel) {
-    record.url = req.target();
-  } else {
-    record.url = route.cache_key;
-  }
-  record.hierarchy = {"DIRECT", route.upstream.host};
-  if (peer != PeerScope::none) {
-    if (cache == nullptr || route.kind == RouteKind::tunnel || !is_cacheable_method(req.method())) {
-      record.result = CacheResult::miss;
-      co_return co_await send_error(client, settings, beast::http::status::gateway_timeout,
-                                    "only-if-cached: not in this cache", version);
-    }
-    co_return co_await cache->serve(worker, settings, client, parser, route, record, peer);
-  }
-  if (req.method() == beast::http::verb::purge) {
-    co_return co_await serve_purge_method(worker, cache, settings, client, route, version, record,
-                                          req[config.cache.tag_header]);
-  }
-  if (route.kind == RouteKind::tunnel) {
-    record.result = CacheResult::tunnel;
-    co_return co_await run_tunnel(worker, settings, client, route);
-  }
-  if (cache != nullptr && is_cacheable_method(req.method())) {
-    co_return co_await cache->serve(worker, settings, client, parser, route, record);
-  }
-  record.result = CacheResult::pass;
-  if (cache != nullptr) {
-    co_return co_await cache->forward_uncached(worker, settings, client, parser, route);
-  }
-  const ForwardResult result =
-      co_await forward_request(worker, settings, client, parser, route, {});
-  co_return result.status;
-}
-
-void fill_record(AccessRecord& record, const ClientConnection& client,
-                 const beast::http::request_header<>& req) {
-  record.client = client.address_text;
-  record.method = std::string(req.method_string());
-  record.url = std::string(req.target());
-  record.version = req.version();
-  record.user_agent = std::string(req[beast::http::field::user_agent]);
-  record.referer = std::string(req[beast::http::field::referer]);
 }
 
 // Who the client is, and the socket options every client connection gets.
@@ -252,86 +146,54 @@ awaitable<void> serve_requests(WorkerContext& worker, CacheService* cache, Clien
     AccessRecord record;
     record.start = std::chrono::system_clock::now();
     const auto started = std::chrono::steady_clock::now();
-    const std::uint64_t bytes_before = client.bytes_out;
-    beast::http::request_parser<beast::http::buffer_body> parser;
+    RequestParser parser;
     parser.header_limit(static_cast<std::uint32_t>(limits.max_header_bytes));
     parser.body_limit(limits.max_body_bytes);
+    Http1Exchange exchange(client, parser);
+    exchange.write_timeout = limits.upstream_io_timeout_ms;
     auto [rec, n] = co_await read_head(client, parser, limits.client_request_timeout_ms);
     unsigned status = 0;
     if (rec) {
       auto failure = read_failure(rec);
       if (!failure) break;
-      client.keep_alive = false;
+      exchange.keep_alive = false;
       record.client = client.address_text;
       record.method = "-";
       record.url = "-";
       record.result = CacheResult::error;
-      if (is_framing_error(rec)) note_framing_refusal(worker, client, failure->second);
-      status = co_await send_error(client, *settings, failure->first, failure->second, 11);
+      if (is_framing_error(rec)) note_framing_refusal(worker, exchange, failure->second);
+      status = co_await send_error(exchange, *settings, failure->first, failure->second, 11);
     } else {
       worker.stats.requests.fetch_add(1, std::memory_order_relaxed);
       worker.stats.bytes_in.fetch_add(n, std::memory_order_relaxed);
-      fill_record(record, client, parser.get());
       const HeaderList framing_lines = framing_fields(parser.get().base());
       // Every Connection line counts: "close" on any of them wins (Beast's
       // message-level keep_alive() reads the first line only).
-      client.keep_alive =
+      exchange.keep_alive =
           connection_persists(parser.get().version(), framing_lines) && !shared.draining.load();
       // Where the body ends is decided here, before dispatch reads any of it:
       // a message whose framing is ambiguous would let its body be taken for
       // the next request (RFC 9112 §6.3, §11.2). The connection then closes.
       const auto framing = request_framing(parser.get().version(), framing_lines);
-      // Before the allow-list: only a verified peer may pass without a place in it.
-      const PeerRequestCheck peer_check =
-          check_peer_headers(*settings, parser.get(), cache != nullptr ? cache->peers() : nullptr);
-      const bool verified_peer = peer_check.kind == PeerRequestKind::verified_peer;
       if (const auto* refusal = std::get_if<FramingRefusal>(&framing)) {
-        client.keep_alive = false;
+        exchange.keep_alive = false;
         record.result = CacheResult::error;
         const std::string reason = make_error_code(refusal->reason).message();
-        note_framing_refusal(worker, client, reason);
-        status = co_await send_error(client, *settings,
+        note_framing_refusal(worker, exchange, reason);
+        status = co_await send_error(exchange, *settings,
                                      static_cast<beast::http::status>(refusal->status),
                                      "malformed request: " + reason, parser.get().version());
-      } else if (peer_check.kind == PeerRequestKind::refused) {
-        client.keep_alive = false;
-        record.result = CacheResult::error;
-        status = co_await refuse_peer_request(worker, *settings, client, peer_check,
-                                              parser.get().version());
-      } else if (peers_only && !verified_peer) {
-        client.keep_alive = false;
-        record.result = CacheResult::error;
-        note_peer_object_refusal(worker, PeerObjectRefusal::not_peer, client.address_text,
-                                 "a request that is not a verified peer's");
-        status = co_await send_error(client, *settings, beast::http::status::forbidden,
-                                     "this port serves verified peer requests only",
-                                     parser.get().version());
-      } else if (!verified_peer && !settings->clients.allows(client.address)) {
-        client.keep_alive = false;
-        record.result = CacheResult::error;
-        status = co_await send_error(client, *settings, beast::http::status::forbidden,
-                                     "client " + client.address_text + " is not allowed",
-                                     parser.get().version());
       } else {
-        const PeerScope scope = !verified_peer           ? PeerScope::none
-                                : peer_check.owner_fetch ? PeerScope::owner_fetch
-                                                         : PeerScope::store_only;
-        status = co_await dispatch(worker, cache, *settings, client, parser, record, scope);
+        status = co_await answer_request(worker, cache, *settings, exchange, record, peers_only);
       }
       // An unread request body leaves no way to find the next request.
-      if (!parser.is_done()) client.keep_alive = false;
+      if (!parser.is_done()) exchange.keep_alive = false;
       if (parser.is_done() && parser.content_length()) {
         worker.stats.bytes_in.fetch_add(*parser.content_length(), std::memory_order_relaxed);
       }
     }
-    record.status = status;
-    record.bytes = client.bytes_out - bytes_before;
-    record.elapsed = std::chrono::duration_cast<std::chrono::microseconds>(
-        std::chrono::steady_clock::now() - started);
-    worker.stats.count(record.result);
-    worker.metrics.record(record);
-    worker.stats.bytes_out.fetch_add(record.bytes, std::memory_order_relaxed);
-    shared.access_log.write(record);
+    client.keep_alive = exchange.keep_alive;
+    log_exchange(worker, record, status, exchange, started);
     closed_by_answer = !client.keep_alive;
   }
   if (closed_by_answer) {

@@ -51,7 +51,7 @@ PeerRequestCheck check_peer_headers(const Settings& settings,
 }
 
 awaitable<unsigned> refuse_peer_request(WorkerContext& worker, const Settings& settings,
-                                        ClientConnection& client, const PeerRequestCheck& check,
+                                        ClientExchange& client, const PeerRequestCheck& check,
                                         unsigned version) {
   ProxyShared& shared = worker.shared;
   const auto index = static_cast<std::size_t>(check.reason.value()) - 1;
@@ -60,7 +60,7 @@ awaitable<unsigned> refuse_peer_request(WorkerContext& worker, const Settings& s
   }
   if (shared.log.enabled(LogLevel::warn)) {
     if (const auto held_back = shared.peer_auth_log.admit(LogLimiter::Clock::now())) {
-      std::string line = "peer request from " + client.address_text + " claiming node " +
+      std::string line = "peer request from " + client.address_text() + " claiming node " +
                          check.node + " refused: " + check.reason.message();
       if (*held_back > 0) line += " (" + std::to_string(*held_back) + " similar lines held back)";
       shared.log.warn(line);

@@ -5,6 +5,7 @@
 // naming the reason, a count per reason in /metrics and a log line at most
 // once per second (with how many were held back).
 
+#include "daemon/exchange/client_exchange.h"
 #include "daemon/exchange/proxy_context.h"
 #include "daemon/peer/peer_request_check.h"
 
@@ -19,7 +20,7 @@ PeerRequestCheck check_peer_headers(const Settings& settings,
 
 // Sends the 403 for a refused check; returns the status sent.
 awaitable<unsigned> refuse_peer_request(WorkerContext& worker, const Settings& settings,
-                                        ClientConnection& client, const PeerRequestCheck& check,
+                                        ClientExchange& client, const PeerRequestCheck& check,
                                         unsigned version);
 
 }  // namespace sumcache::daemon

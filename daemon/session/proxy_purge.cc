@@ -20,12 +20,12 @@ constexpr std::size_t kMaxTagBytes = protocol::kMaxInvalidationTagBytes;
 }  // namespace
 
 awaitable<unsigned> serve_purge_method(WorkerContext& worker, CacheService* cache,
-                                       const Settings& settings, ClientConnection& client,
+                                       const Settings& settings, ClientExchange& client,
                                        const Route& route, unsigned version, AccessRecord& record,
                                        std::string_view tags) {
   record.result = CacheResult::pass;
   record.hierarchy = {};
-  if (!settings.admin_clients.allows(client.address)) {
+  if (!settings.admin_clients.allows(client.address())) {
     record.result = CacheResult::error;
     co_return co_await send_error(client, settings, beast::http::status::forbidden,
                                   "PURGE is allowed only from admin.allow networks", version);
@@ -63,7 +63,7 @@ awaitable<unsigned> serve_purge_method(WorkerContext& worker, CacheService* cach
   PurgeReach reach;
   if (cache != nullptr) reach = co_await cache->await_reach(purge.sequence, worker.executor);
   const std::string what = by_tag ? "tag " + std::string(tags) : route.cache_key;
-  worker.shared.log.info("PURGE of " + what + " by " + client.address_text + ": " +
+  worker.shared.log.info("PURGE of " + what + " by " + client.address_text() + ": " +
                          std::to_string(purged) + " objects removed, acknowledged by " +
                          std::to_string(reach.acked) + " of " + std::to_string(reach.total) +
                          " nodes");
@@ -83,10 +83,7 @@ awaitable<unsigned> serve_purge_method(WorkerContext& worker, CacheService* cach
   res.body() = body.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
   res.keep_alive(client.keep_alive);
   res.prepare_payload();
-  client.stream.expires_after(settings.config.limits.upstream_io_timeout_ms);
-  auto [ec, n] = co_await beast::http::async_write(client.stream, res, use_nothrow);
-  client.bytes_out += n;
-  if (ec) client.keep_alive = false;
+  co_await write_message(client, res);
   co_return static_cast<unsigned>(status);
 }
 

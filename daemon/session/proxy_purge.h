@@ -10,7 +10,7 @@
 // Fastly and Varnish xkey take it, every object with one of its tags goes
 // instead, here and on every peer: {"purged": n, "tag": "...", "nodes": {...}}.
 
-#include "daemon/exchange/client_connection.h"
+#include "daemon/exchange/client_exchange.h"
 #include "daemon/exchange/proxy_context.h"
 #include "daemon/exchange/request_route.h"
 #include "daemon/log/access_log.h"
@@ -21,7 +21,7 @@ class CacheService;
 
 // Returns the status sent.
 awaitable<unsigned> serve_purge_method(WorkerContext& worker, CacheService* cache,
-                                       const Settings& settings, ClientConnection& client,
+                                       const Settings& settings, ClientExchange& client,
                                        const Route& route, unsigned version, AccessRecord& record,
                                        std::string_view tags = {});
 

@@ -6,7 +6,7 @@
 namespace sumcache::daemon {
 
 awaitable<unsigned> serve_squid_digest(SquidDigestService& digest, const Settings& settings,
-                                       ClientConnection& client,
+                                       ClientExchange& client,
                                        const beast::http::request_header<>& req,
                                        AccessRecord& record) {
   const auto snapshot = digest.current();
@@ -25,10 +25,7 @@ awaitable<unsigned> serve_squid_digest(SquidDigestService& digest, const Setting
     auto res = make_error_response(static_cast<beast::http::status>(reply.status), reply.reason,
                                    client.keep_alive, version, settings.via);
     for (const auto& [name, value] : reply.fields) res.set(name, value);
-    client.stream.expires_after(settings.config.limits.upstream_io_timeout_ms);
-    auto [ec, n] = co_await beast::http::async_write(client.stream, res, use_nothrow);
-    client.bytes_out += n;
-    if (ec) client.keep_alive = false;
+    co_await write_message(client, res);
     co_return reply.status;
   }
   beast::http::response<beast::http::string_body> res{
@@ -44,10 +41,7 @@ awaitable<unsigned> serve_squid_digest(SquidDigestService& digest, const Setting
     if (reply.body) res.body() = snapshot->body;
     res.content_length(snapshot->body.size());
   }
-  client.stream.expires_after(settings.config.limits.upstream_io_timeout_ms);
-  auto [ec, n] = co_await beast::http::async_write(client.stream, res, use_nothrow);
-  client.bytes_out += n;
-  if (ec) client.keep_alive = false;
+  co_await write_message(client, res);
   co_return reply.status;
 }
 

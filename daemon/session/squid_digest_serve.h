@@ -3,7 +3,7 @@
 // (docs/interop.md, "sumcache as a Squid digest sibling"): the decision is
 // squid_digest_reply's, the bytes the SquidDigestService's current snapshot.
 
-#include "daemon/exchange/client_connection.h"
+#include "daemon/exchange/client_exchange.h"
 #include "daemon/exchange/proxy_context.h"
 #include "daemon/log/access_log.h"
 
@@ -13,7 +13,7 @@ class SquidDigestService;
 
 // Returns the status sent.
 awaitable<unsigned> serve_squid_digest(SquidDigestService& digest, const Settings& settings,
-                                       ClientConnection& client,
+                                       ClientExchange& client,
                                        const beast::http::request_header<>& req,
                                        AccessRecord& record);
 

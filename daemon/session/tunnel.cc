@@ -9,26 +9,44 @@ namespace {
 
 using namespace asio::experimental::awaitable_operators;
 
-template <class From, class To>
-awaitable<void> pump(From& from, To& to, std::chrono::milliseconds idle, std::uint64_t& copied) {
-  std::vector<char> buffer(16 * 1024);
+constexpr std::size_t kTunnelBuffer = 16 * 1024;
+
+// The client's bytes to the origin until the client's side ends; then the
+// origin sees that end.
+awaitable<void> to_origin(ClientExchange& client, beast::tcp_stream& origin,
+                          std::chrono::milliseconds idle, std::uint64_t& copied) {
+  std::vector<char> buffer(kTunnelBuffer);
   for (;;) {
-    from.expires_after(idle);
-    auto [rec, n] = co_await from.async_read_some(asio::buffer(buffer), use_nothrow);
+    auto [rec, n] = co_await client.read_body(asio::buffer(buffer), idle);
     if (rec || n == 0) break;
-    to.expires_after(idle);
-    auto [wec, w] = co_await asio::async_write(to, asio::buffer(buffer.data(), n), use_nothrow);
+    origin.expires_after(idle);
+    auto [wec, w] = co_await asio::async_write(origin, asio::buffer(buffer.data(), n), use_nothrow);
     if (wec) break;
     copied += w;
   }
   error_code ignored;
-  to.socket().shutdown(tcp::socket::shutdown_send, ignored);
+  origin.socket().shutdown(tcp::socket::shutdown_send, ignored);
+}
+
+// The origin's bytes to the client until the origin's side ends; then the
+// client sees that end.
+awaitable<void> to_client(beast::tcp_stream& origin, ClientExchange& client,
+                          std::chrono::milliseconds idle) {
+  std::vector<char> buffer(kTunnelBuffer);
+  for (;;) {
+    origin.expires_after(idle);
+    auto [rec, n] = co_await origin.async_read_some(asio::buffer(buffer), use_nothrow);
+    if (rec || n == 0) break;
+    auto [wec, w] = co_await client.write_body(asio::buffer(buffer.data(), n), false);
+    if (wec) co_return;
+  }
+  co_await client.write_body({}, true);
 }
 
 }  // namespace
 
 awaitable<unsigned> run_tunnel(WorkerContext& worker, const Settings& settings,
-                               ClientConnection& client, const Route& route) {
+                               ClientExchange& client, const Route& route) {
   const auto& limits = settings.config.limits;
   client.keep_alive = false;  // the connection belongs to the tunnel from here on
   auto [ec, upstream] = co_await worker.pool.connect(route.upstream, "");
@@ -43,31 +61,19 @@ awaitable<unsigned> run_tunnel(WorkerContext& worker, const Settings& settings,
     } else {
       log_upstream_failure(worker.shared, static_cast<unsigned>(status), route, ec);
     }
-    auto res = make_error_response(status, reason, false, 11, settings.via);
-    client.stream.expires_after(limits.upstream_io_timeout_ms);
-    auto [wec, n] = co_await beast::http::async_write(client.stream, res, use_nothrow);
-    client.bytes_out += n;
+    co_await write_message(client, make_error_response(status, reason, false, 11, settings.via));
     co_return static_cast<unsigned>(status);
   }
   const std::string established =
-      "HTTP/1.1 200 Connection established\r\nVia: " + settings.via + "\r\n\r\n";
-  client.stream.expires_after(limits.upstream_io_timeout_ms);
-  auto [wec, n] = co_await asio::async_write(client.stream, asio::buffer(established), use_nothrow);
-  client.bytes_out += n;
+      "HTTP/1.1 200 Connection established\r\nVia: " + settings.via + "\r\n";
+  auto [wec, n] = co_await client.write_response(established, "\r\n", {}, {.more = true});
   if (wec) co_return 200;
-  beast::tcp_stream& origin = upstream->tcp();
-  // Bytes the client sent after the CONNECT head go first.
-  if (client.buffer.size() > 0) {
-    origin.expires_after(limits.upstream_io_timeout_ms);
-    auto [pec, pn] = co_await asio::async_write(origin, client.buffer.data(), use_nothrow);
-    client.buffer.consume(client.buffer.size());
-    if (pec) co_return 200;
-  }
-  std::uint64_t up = 0;
-  std::uint64_t down = 0;
+  // A tunnel is bounded by its idle time both ways, writes to the client included.
   const auto idle = limits.client_idle_timeout_ms;
-  co_await (pump(client.stream, origin, idle, up) && pump(origin, client.stream, idle, down));
-  client.bytes_out += down;
+  client.write_timeout = idle;
+  std::uint64_t up = 0;
+  co_await (to_origin(client, upstream->tcp(), idle, up) &&
+            to_client(upstream->tcp(), client, idle));
   worker.stats.bytes_in.fetch_add(up, std::memory_order_relaxed);
   co_return 200;
 }
