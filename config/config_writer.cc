@@ -72,7 +72,12 @@ Json write_limits(const LimitsConfig& l) {
           {"upstream_unsafe_reuse_ms", l.upstream_unsafe_reuse_ms.count()},
           {"collapsed_wait_ms", l.collapsed_wait_ms.count()},
           {"drain_timeout_ms", l.drain_timeout_ms.count()},
-          {"dns_timeout_ms", l.dns_timeout_ms.count()}};
+          {"dns_timeout_ms", l.dns_timeout_ms.count()},
+          {"http2_max_concurrent_streams", l.http2_max_concurrent_streams},
+          {"http2_max_resets_per_second", l.http2_max_resets_per_second},
+          {"http2_max_control_frames_per_second", l.http2_max_control_frames_per_second},
+          {"http2_max_continuations", l.http2_max_continuations},
+          {"http2_header_table_size", l.http2_header_table_size}};
 }
 
 Json write_cache(const CacheConfig& c) {
@@ -178,6 +183,8 @@ Json write_config(const Config& c, Secrets secrets) {
   for (const ListenConfig& e : c.listen) {
     listen.push_back(write_endpoint(e.address, e.port));
     if (e.tls) listen.back()["tls"] = write_server_tls(*e.tls);
+    listen.back()["http2"] = e.http2;
+    listen.back()["h2c"] = e.h2c;
   }
   const FilterConfig& f = c.filter;
   const LogConfig& log = c.log;

@@ -11,7 +11,7 @@ std::string default_config_json() {
   "node": { "id": "sumcache-1" },
   "mode": "forward",
   "workers": 0,
-  "listen": [ { "address": "127.0.0.1", "port": 3128 } ],
+  "listen": [ { "address": "127.0.0.1", "port": 3128, "http2": true, "h2c": false } ],
   "admin": {
     "enabled": true,
     "address": "127.0.0.1",
@@ -43,7 +43,12 @@ std::string default_config_json() {
     "upstream_unsafe_reuse_ms": 1000,
     "collapsed_wait_ms": 30000,
     "drain_timeout_ms": 10000,
-    "dns_timeout_ms": 5000
+    "dns_timeout_ms": 5000,
+    "http2_max_concurrent_streams": 128,
+    "http2_max_resets_per_second": 100,
+    "http2_max_control_frames_per_second": 100,
+    "http2_max_continuations": 8,
+    "http2_header_table_size": 4096
   },
   "cache": {
     "memory": { "max_bytes": "256MiB" },

@@ -28,6 +28,15 @@ struct LimitsConfig {
   ms collapsed_wait_ms{30000};  // how long a miss waits on another request's fetch of its key
   ms drain_timeout_ms{10000};
   ms dns_timeout_ms{5000};
+  // HTTP/2, per client connection (docs/http2.md): streams open at once,
+  // RST_STREAM frames and control frames (SETTINGS, PING, PRIORITY) a client
+  // may send a second before GOAWAY, CONTINUATION frames per header block, and
+  // the HPACK table the client's encoder may use.
+  std::uint32_t http2_max_concurrent_streams = 128;
+  std::uint32_t http2_max_resets_per_second = 100;
+  std::uint32_t http2_max_control_frames_per_second = 100;
+  std::uint32_t http2_max_continuations = 8;
+  std::uint32_t http2_header_table_size = 4096;
   friend bool operator==(const LimitsConfig&, const LimitsConfig&) = default;
 };
 

@@ -21,9 +21,13 @@ struct Endpoint {
   friend bool operator==(const Endpoint&, const Endpoint&) = default;
 };
 
-// A proxy listener: plain HTTP, or HTTPS when tls is set.
+// A proxy listener: plain HTTP, or HTTPS when tls is set. HTTP/2 is offered by
+// ALPN on a TLS listener unless http2 is false; h2c takes prior-knowledge
+// HTTP/2 on a plain one (docs/http2.md).
 struct ListenConfig : Endpoint {
   std::optional<ServerTlsConfig> tls;
+  bool http2 = true;
+  bool h2c = false;
   friend bool operator==(const ListenConfig&, const ListenConfig&) = default;
 };
 

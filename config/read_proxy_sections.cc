@@ -45,6 +45,12 @@ void read_listen(const Json& value, const std::string& path, std::vector<ListenC
     ObjectReader::read_object(element, element_path, [&](ObjectReader& r) {
       read_address_port(r, endpoint.address, endpoint.port);
       r.section("tls", [&](ObjectReader& t) { read_server_tls(t, endpoint.tls.emplace()); });
+      r.read("http2", endpoint.http2);
+      r.read("h2c", endpoint.h2c);
+      if (endpoint.h2c && endpoint.tls) {
+        throw ConfigError(r.path_of("h2c"),
+                          "is for plain listeners: a TLS listener offers h2 by ALPN (http2)");
+      }
     });
     out.push_back(endpoint);
   });

@@ -77,6 +77,12 @@ void read_limits(ObjectReader& r, LimitsConfig& out) {
   r.read("upstream_io_timeout_ms", out.upstream_io_timeout_ms, 1, kHourMs);
   r.read("upstream_idle_timeout_ms", out.upstream_idle_timeout_ms, 1, kHourMs);
   r.read_integer("upstream_max_idle_per_origin", out.upstream_max_idle_per_origin, 0, 65536);
+  r.read_integer("http2_max_concurrent_streams", out.http2_max_concurrent_streams, 1, 10000);
+  r.read_integer("http2_max_resets_per_second", out.http2_max_resets_per_second, 1, 100000);
+  r.read_integer("http2_max_control_frames_per_second", out.http2_max_control_frames_per_second,
+                 1, 100000);
+  r.read_integer("http2_max_continuations", out.http2_max_continuations, 1, 1000);
+  r.read_integer("http2_header_table_size", out.http2_header_table_size, 0, 65536);
   r.read("upstream_unsafe_reuse_ms", out.upstream_unsafe_reuse_ms, 0, kHourMs);
   r.read("collapsed_wait_ms", out.collapsed_wait_ms, 0, kHourMs);
   r.read("drain_timeout_ms", out.drain_timeout_ms, 0, kHourMs);

@@ -1,19 +1,21 @@
 #!/bin/bash
-# tls_cost.sh [-r ROUNDS] [-d SECS] [-w WORKERS] [BINARY]: HTTPS cache hits on
+# tls_cost.sh [-r ROUNDS] [-d SECS] [-w WORKERS] [-p http1|h2] [BINARY]: HTTPS cache hits on
 # sumcached beside nginx configured the same way, in one run: a reverse proxy
 # with one TLS listener, the same certificate (a P-256 key from
 # scripts/cluster-ca), the same TLS 1.2 suites and TLS 1.3, the same number of
 # workers (default 1, pinned to CPU 1; wrk -t1 on CPU 0; -w N: CPUs 0..N-1), in front of the
 # harness's origin. Workloads: keep-alive hits at 1 KiB, 16 KiB and 256 KiB,
 # then full handshakes (a new connection per request: Connection: close).
+# -p h2: HTTP/2 by ALPN on both (nginx "http2" on its listener), h2load with
+# 64 streams per connection (-m 64) instead of wrk, and no handshake workload.
 # Prints req/s and the server's CPU microseconds per request per run, then the
 # medians and sumcached/nginx ratios. Runs only on 127.0.0.1, on the harness's ports.
 set -euo pipefail
-ROUNDS=3 SECS=5 WORKERS=1
-while getopts r:d:w: o; do
+ROUNDS=3 SECS=5 WORKERS=1 PROTO=http1
+while getopts r:d:w:p: o; do
   case $o in
-  r) ROUNDS=$OPTARG ;; d) SECS=$OPTARG ;; w) WORKERS=$OPTARG ;;
-  *) sed -n '2,10p' "$0"; exit 2 ;;
+  r) ROUNDS=$OPTARG ;; d) SECS=$OPTARG ;; w) WORKERS=$OPTARG ;; p) PROTO=$OPTARG ;;
+  *) sed -n '2,12p' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
@@ -23,6 +25,14 @@ HARNESS=$(cd "$ROOT/../shared/bench" && pwd)
 BIN=${1:-$ROOT/build/release/daemon/sumcached}
 [ -x "$BIN" ] || { echo "tls_cost: no sumcached at $BIN: build Release first" >&2; exit 1; }
 command -v nginx >/dev/null || { echo "tls_cost: nginx is not installed" >&2; exit 1; }
+case $PROTO in
+http1) NGINX_H2="" WORKLOADS="1k 16k 256k handshake" ;;
+h2)
+  command -v h2load >/dev/null || { echo "tls_cost: h2load is not installed" >&2; exit 1; }
+  NGINX_H2=" http2" WORKLOADS="1k 16k 256k"
+  ;;
+*) echo "tls_cost: -p takes http1 or h2" >&2; exit 2 ;;
+esac
 export RUN=${RUN:-/tmp/sumcache-tls-cost}
 PORT=19120
 rm -rf "$RUN" && mkdir -p "$RUN"
@@ -72,7 +82,7 @@ http {
   ssl_session_cache shared:tls:10m;
   ssl_session_tickets off;
   server {
-    listen 127.0.0.1:$PORT ssl;
+    listen 127.0.0.1:$PORT ssl$NGINX_H2;
     ssl_certificate $CERT;
     ssl_certificate_key $KEY;
     location / {
@@ -128,6 +138,16 @@ wrk_run() {  # secs connections path [close]
   BENCH_PATH=$3 BENCH_PREFIX="" BENCH_HOST="" taskset -c 0 wrk -t1 "$2" -d"$1"s \
     "${headers[@]}" -s "$HARNESS/bench.lua" "https://127.0.0.1:$PORT"
 }
+# The same workload over HTTP/2, printed as bench.lua's RESULT line.
+h2load_run() {  # secs connections path
+  local out
+  out=$(taskset -c 0 h2load -t1 -c "${2#-c}" -m 64 -D "$1" "https://127.0.0.1:$PORT$3" 2>&1)
+  awk '/^finished in/ { rps = $4 } /^requests:/ { done = $8 }
+    END { printf "RESULT requests=%d rps=%s\n", done, rps }' <<<"$out"
+}
+load_run() {
+  if [ "$PROTO" = h2 ]; then h2load_run "$1" "$2" "$3"; else wrk_run "$@"; fi
+}
 
 results=$RUN/results.txt
 : >"$results"
@@ -138,11 +158,11 @@ for ((round = 1; round <= ROUNDS; round++)); do
       (exec 3<>/dev/tcp/127.0.0.1/$PORT) 2>/dev/null && break
       sleep 0.1
     done
-    for w in 1k 16k 256k handshake; do
+    for w in $WORKLOADS; do
       read -r conns path close <<<"${WORKLOAD[$w]}"
-      wrk_run 2 "$conns" "$path" "$close" >/dev/null  # fills the cache and warms up
+      load_run 2 "$conns" "$path" "$close" >/dev/null  # fills the cache and warms up
       before=$(cpu_ticks)
-      out=$(wrk_run "$SECS" "$conns" "$path" "$close" | grep RESULT || true)
+      out=$(load_run "$SECS" "$conns" "$path" "$close" | grep RESULT || true)
       after=$(cpu_ticks)
       requests=$(sed -E 's/.*requests=([0-9]+).*/\1/' <<<"$out")
       rps=$(sed -E 's/.*rps=([0-9.]+).*/\1/' <<<"$out")
@@ -160,8 +180,8 @@ for ((round = 1; round <= ROUNDS; round++)); do
   done
 done
 median() { sort -n | awk '{v[NR] = $1} END { print v[int((NR + 1) / 2)] }'; }
-echo "medians ($WORKERS worker(s)): req/s and CPU us per request; ratio sumcached/nginx"
-for w in 1k 16k 256k handshake; do
+echo "medians ($WORKERS worker(s), $PROTO): req/s and CPU us per request; ratio sumcached/nginx"
+for w in $WORKLOADS; do
   nr=$(awk -v w=$w '$1 == "nginx" && $2 == w {print $3}' "$results" | median)
   nc=$(awk -v w=$w '$1 == "nginx" && $2 == w {print $4}' "$results" | median)
   sr=$(awk -v w=$w '$1 == "sumcached" && $2 == w {print $3}' "$results" | median)

@@ -239,6 +239,22 @@ void write_peer_auth(W& w, const StatsSnapshot& s) {
     w.sample("sumcache_peer_object_refused_total",
              {{"reason", to_string(static_cast<PeerObjectRefusal>(i))}}, s.peer_object_refused[i]);
   }
+  w.single("sumcache_http2_connections_total", "counter", "Client connections served as HTTP/2.",
+           s.http2_connections);
+  w.single("sumcache_http2_streams_total", "counter", "Requests received on HTTP/2 streams.",
+           s.http2_streams);
+  w.family("sumcache_http2_goaways_total", "counter",
+           "HTTP/2 connections this node ended with GOAWAY, by reason (docs/http2.md).");
+  for (std::size_t i = 0; i < kHttp2Goaways; ++i) {
+    w.sample("sumcache_http2_goaways_total",
+             {{"reason", to_string(static_cast<Http2Goaway>(i))}}, s.http2_goaways[i]);
+  }
+  w.family("sumcache_http2_stream_resets_total", "counter",
+           "HTTP/2 streams this node reset, by reason (docs/http2.md).");
+  for (std::size_t i = 0; i < kHttp2Resets; ++i) {
+    w.sample("sumcache_http2_stream_resets_total",
+             {{"reason", to_string(static_cast<Http2Reset>(i))}}, s.http2_resets[i]);
+  }
 }
 
 void write_filter(W& w, const StatsSnapshot& s) {

@@ -44,6 +44,10 @@ void add_worker(const WorkerContext& worker, StatsSnapshot& s,
   for (std::size_t i = 0; i < kPeerObjectRefusals; ++i) {
     s.peer_object_refused[i] += load(st.peer_object_refused[i]);
   }
+  s.http2_connections += load(st.http2.connections);
+  s.http2_streams += load(st.http2.streams);
+  for (std::size_t i = 0; i < kHttp2Goaways; ++i) s.http2_goaways[i] += load(st.http2.goaways[i]);
+  for (std::size_t i = 0; i < kHttp2Resets; ++i) s.http2_resets[i] += load(st.http2.resets[i]);
   s.refused_connections += load(st.refused_connections);
   s.upstream_errors += load(st.upstream_errors);
   s.framing_refused_requests += load(st.framing_refused_requests);

@@ -13,6 +13,7 @@
 #include "daemon/cache/squid_digest_service.h"
 #include "daemon/exchange/upstream_pool.h"
 #include "daemon/net/accept_policy.h"
+#include "daemon/observe/http2_stats.h"
 #include "daemon/observe/latency_histogram.h"
 #include "daemon/observe/proxy_stats.h"
 #include "daemon/observe/rate_window.h"
@@ -60,6 +61,11 @@ struct StatsSnapshot {
   std::array<std::uint64_t, protocol::kPeerAuthReasons> peer_auth_refused{};  // by PeerAuthErrc - 1
   std::uint64_t peer_object_connections = 0;  // the peer object listener (cluster.tls)
   std::array<std::uint64_t, kPeerObjectRefusals> peer_object_refused{};  // by PeerObjectRefusal
+  // HTTP/2 to clients (docs/http2.md).
+  std::uint64_t http2_connections = 0;
+  std::uint64_t http2_streams = 0;
+  std::array<std::uint64_t, kHttp2Goaways> http2_goaways{};  // by Http2Goaway
+  std::array<std::uint64_t, kHttp2Resets> http2_resets{};    // by Http2Reset
   std::array<RatioFigures, 3> ratios{RatioFigures{"1m", {}}, RatioFigures{"5m", {}},
                                      RatioFigures{"since_start", {}}};
   std::array<HistogramSnapshot, kLatencyClasses> latency;

@@ -70,6 +70,7 @@ std::shared_ptr<const Settings> make_settings(const config::Config& config) {
   AccessList::build(config.access.deny_destinations, settings->deny_destinations);
   settings->via = via_entry("1.1", config.node.id);
   settings->via_10 = via_entry("1.0", config.node.id);
+  settings->via_20 = via_entry("2", config.node.id);
   return settings;
 }
 
@@ -107,14 +108,15 @@ bool Server::start() {
     tcp::endpoint endpoint(asio::ip::make_address(listen.address, ec), listen.port);
     std::shared_ptr<TlsListener> tls;
     if (listen.tls) {
-      tls = make_tls_listener(*listen.tls, "listen[" + std::to_string(i) + "].tls");
+      tls = make_tls_listener(*listen.tls, listen.http2,
+                              "listen[" + std::to_string(i) + "].tls");
       if (!tls) return false;
     }
     listen_tls_.push_back(tls);
     for (auto& worker : workers_) {
       tcp::endpoint bound;
       std::string step;
-      if ((ec = worker->listen(endpoint, bound, step, nullptr, tls.get()))) {
+      if ((ec = worker->listen(endpoint, bound, step, nullptr, tls.get(), listen.h2c))) {
         log_.error("cannot listen on " + listen.address + ":" + std::to_string(endpoint.port()) +
                    " (" + step + "): " + ec.message());
         return false;
@@ -150,7 +152,7 @@ bool Server::start_admin() {
   for (auto& worker : workers_) workers.push_back(worker.get());
   admin_ = std::make_unique<AdminServer>(shared_, cache_, std::move(workers));
   if (admin.tls) {
-    admin_tls_ = make_tls_listener(*admin.tls, "admin.tls");
+    admin_tls_ = make_tls_listener(*admin.tls, false, "admin.tls");
     if (!admin_tls_) return false;
   }
   admin_->set_tls(admin_tls_.get(), &tls_listeners_);
@@ -201,14 +203,14 @@ bool Server::start_peer_objects() {
 }
 
 std::shared_ptr<TlsListener> Server::make_tls_listener(const config::ServerTlsConfig& tls,
-                                                       const std::string& field) {
+                                                       bool http2, const std::string& field) {
   std::string failed;
-  auto set = ServerTls::build(tls, failed);
+  auto set = ServerTls::build(tls, http2, failed);
   if (!set) {
     log_.error(field + "." + failed);
     return nullptr;
   }
-  auto listener = std::make_shared<TlsListener>(std::string(), std::move(set));
+  auto listener = std::make_shared<TlsListener>(std::string(), std::move(set), http2);
   tls_listeners_.listeners.push_back(listener);
   return listener;
 }

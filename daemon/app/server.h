@@ -53,7 +53,7 @@ class Server {
   void publish_settings();
   // A listener's TLS state from its config; null (logged) when a file fails.
   // Its name is set once bound.
-  std::shared_ptr<TlsListener> make_tls_listener(const config::ServerTlsConfig& tls,
+  std::shared_ptr<TlsListener> make_tls_listener(const config::ServerTlsConfig& tls, bool http2,
                                                  const std::string& field);
   // SIGHUP: every TLS listener's files read again; a failure keeps the old set.
   void reload_tls();

@@ -32,8 +32,11 @@ struct Settings {
   AccessList admin_clients;  // admin.allow: the admin listener and the PURGE method
   std::string via;           // our Via member, "1.1 <node-id>"
   std::string via_10;        // "1.0 <node-id>", for messages received as HTTP/1.0
+  std::string via_20;        // "2 <node-id>", for requests received as HTTP/2
   // RFC 9110 §7.6.3: the member names the version the message was received with.
-  const std::string& via_for(unsigned version) const { return version == 10 ? via_10 : via; }
+  const std::string& via_for(unsigned version) const {
+    return version == 10 ? via_10 : version == 20 ? via_20 : via;
+  }
   AccessList deny_destinations;  // access.deny_destinations
   OwnListeners own_listeners;    // filled by the Server once its listeners are bound
   // The peers' private listeners, refused as destinations like our own: the

@@ -9,6 +9,7 @@
 #include <system_error>
 
 #include "daemon/http/message_framing.h"
+#include "daemon/observe/http2_stats.h"
 #include "daemon/log/cache_result.h"
 #include "protocol/peer_auth_error.h"
 
@@ -64,6 +65,7 @@ struct ProxyStats {
   // handshake, and connections or requests refused, by PeerObjectRefusal.
   std::atomic<std::uint64_t> peer_object_connections{0};
   std::array<std::atomic<std::uint64_t>, kPeerObjectRefusals> peer_object_refused{};
+  Http2Stats http2;
 
   void count_peer_object_refusal(PeerObjectRefusal why) {
     peer_object_refused[static_cast<std::size_t>(why)].fetch_add(1, std::memory_order_relaxed);

@@ -1,13 +1,13 @@
 #include "daemon/session/client_session.h"
 
-#include <array>
-
 #include "daemon/exchange/client_connection.h"
 #include "daemon/exchange/forward_flow.h"
 #include "daemon/exchange/header_convert.h"
 #include "daemon/http/message_framing.h"
 #include "daemon/net/address_bytes.h"
+#include "daemon/session/connection_close.h"
 #include "daemon/session/http1_exchange.h"
+#include "daemon/session/http2_session.h"
 #include "daemon/session/read_failure.h"
 #include "daemon/session/request_answer.h"
 #include "daemon/session/tls_accept.h"
@@ -27,27 +27,6 @@ struct ConnectionCount {
   ConnectionCount& operator=(const ConnectionCount&) = delete;
   std::atomic<std::uint32_t>& n_;
 };
-
-// The last response is written and the client may still be sending (a body
-// the proxy refused): closing with unread bytes makes the kernel send RST,
-// which can destroy that response before the client reads it. So the write
-// side is shut and input is discarded for a short, bounded while first, as
-// nginx's lingering_close does.
-awaitable<void> close_lingering(ClientConnection& client) {
-  constexpr auto kLingerTime = std::chrono::seconds(2);
-  constexpr std::size_t kLingerBytes = 1024 * 1024;
-  if (co_await client.stream.close_tls(kLingerTime)) co_return;
-  error_code ec;
-  client.stream.socket().shutdown(tcp::socket::shutdown_send, ec);
-  if (ec) co_return;
-  client.stream.expires_after(kLingerTime);
-  std::array<char, 16 * 1024> sink;
-  for (std::size_t discarded = 0; discarded < kLingerBytes;) {
-    auto [rec, n] = co_await client.stream.async_read_some(asio::buffer(sink), use_nothrow);
-    if (rec) break;
-    discarded += n;
-  }
-}
 
 // Waits for the first byte of the next request under the idle timeout. The
 // connection sits in the worker's idle set meanwhile, so a drain can close it.
@@ -203,14 +182,44 @@ awaitable<void> serve_requests(WorkerContext& worker, CacheService* cache, Clien
   }
 }
 
+// h2c by prior knowledge (RFC 9113 §3.3): the connection opens with the
+// preface. Reads until the buffer holds the preface or differs from it (an
+// HTTP/1.1 request differs by its second byte at the latest).
+awaitable<bool> opens_with_preface(ClientConnection& client, std::chrono::milliseconds timeout) {
+  client.stream.expires_after(timeout);
+  for (;;) {
+    const auto data = client.buffer.data();
+    const std::string_view got(static_cast<const char*>(data.data()), data.size());
+    const std::size_t n = std::min(got.size(), kHttp2Preface.size());
+    if (got.substr(0, n) != kHttp2Preface.substr(0, n)) co_return false;
+    if (n == kHttp2Preface.size()) co_return true;
+    auto [ec, r] = co_await client.stream.async_read_some(client.buffer.prepare(4096), use_nothrow);
+    if (ec) co_return false;
+    client.buffer.commit(r);
+  }
+}
+
+// ALPN chose h2 in the handshake (tls/server_tls.cc offers it where http2 is on).
+bool negotiated_h2(ClientStream::Tls& tls) {
+  const unsigned char* data = nullptr;
+  unsigned size = 0;
+  SSL_get0_alpn_selected(tls.native_handle(), &data, &size);
+  return std::string_view(reinterpret_cast<const char*>(data), size) == "h2";
+}
+
 }  // namespace
 
 awaitable<void> serve_client(WorkerContext& worker, CacheService* cache, tcp::socket socket,
-                             TlsListener* tls) {
+                             TlsListener* tls, bool h2c) {
   ConnectionCount count(worker.shared.connections);
   if (tls == nullptr) {
     ClientConnection client{ClientStream(std::move(socket))};
     if (!prepare(client)) co_return;
+    if (h2c && co_await opens_with_preface(
+                   client, worker.shared.settings.get()->config.limits.client_idle_timeout_ms)) {
+      co_await serve_http2(worker, cache, client);
+      co_return;
+    }
     co_await serve_requests(worker, cache, client, false);
     co_return;
   }
@@ -219,6 +228,10 @@ awaitable<void> serve_client(WorkerContext& worker, CacheService* cache, tcp::so
   ClientConnection client{std::move(accepted->stream)};
   client.tls_hold = std::move(accepted->hold);
   if (!prepare(client)) co_return;
+  if (negotiated_h2(*client.stream.tls())) {
+    co_await serve_http2(worker, cache, client);
+    co_return;
+  }
   co_await serve_requests(worker, cache, client, false);
 }
 

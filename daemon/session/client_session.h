@@ -12,9 +12,10 @@ namespace sumcache::daemon {
 class CacheService;
 
 // `cache`: null when nothing is cached. `tls`: the listener's TLS state when
-// it speaks HTTPS (tls_accept.h), else null.
+// it speaks HTTPS (tls_accept.h), else null; HTTP/2 when ALPN chose h2.
+// `h2c`: a plain listener that takes prior-knowledge HTTP/2 (docs/http2.md).
 awaitable<void> serve_client(WorkerContext& worker, CacheService* cache, tcp::socket socket,
-                             TlsListener* tls);
+                             TlsListener* tls, bool h2c);
 // A connection to the peer object listener: the TLS handshake with the cluster
 // certificate, then the same session serving verified peer requests only
 // (docs/peers.md, "TLS for object requests").

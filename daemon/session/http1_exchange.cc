@@ -79,8 +79,8 @@ awaitable<Written> Http1Exchange::read_body(asio::mutable_buffer into,
   body.data = into.data();
   body.size = into.size();
   connection_.stream.expires_after(timeout);
-  auto [ec, n] =
-      co_await beast::http::async_read(connection_.stream, connection_.buffer, parser_, use_nothrow);
+  auto [ec, n] = co_await beast::http::async_read(connection_.stream, connection_.buffer, parser_,
+                                                  use_nothrow);
   if (ec == beast::http::error::need_buffer) ec = {};
   co_return Written{ec, into.size() - body.size};
 }
@@ -91,9 +91,8 @@ awaitable<Written> Http1Exchange::write_response(std::string_view head, std::str
   tunnel_ = request().method() == beast::http::verb::connect && is_success(head);
   const BodyFrame frame(body, chunked_, !framing.more);
   const auto b = frame.buffers();
-  co_return co_await send(
-      std::array<asio::const_buffer, 6>{asio::buffer(head), asio::buffer(tail), b[0], b[1], b[2],
-                                        b[3]});
+  co_return co_await send(std::array<asio::const_buffer, 6>{asio::buffer(head), asio::buffer(tail),
+                                                            b[0], b[1], b[2], b[3]});
 }
 
 awaitable<Written> Http1Exchange::write_body(asio::const_buffer body, bool last) {

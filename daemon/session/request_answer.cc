@@ -84,8 +84,7 @@ awaitable<unsigned> dispatch(WorkerContext& worker, CacheService* cache, const S
   if (cache != nullptr) {
     co_return co_await cache->forward_uncached(worker, settings, client, route);
   }
-  const ForwardResult result =
-      co_await forward_request(worker, settings, client, route, {});
+  const ForwardResult result = co_await forward_request(worker, settings, client, route, {});
   co_return result.status;
 }
 

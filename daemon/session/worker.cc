@@ -36,7 +36,7 @@ Worker::~Worker() { stop(); }
 
 error_code Worker::listen(const tcp::endpoint& endpoint, tcp::endpoint& bound,
                           std::string& failed_step, asio::ssl::context* peer_objects,
-                          TlsListener* tls) {
+                          TlsListener* tls, bool h2c) {
   auto acceptor = std::make_unique<tcp::acceptor>(io_);
   if (auto ec = open_acceptor(*acceptor, endpoint, true, failed_step)) return ec;
   error_code ec;
@@ -49,7 +49,7 @@ error_code Worker::listen(const tcp::endpoint& endpoint, tcp::endpoint& bound,
   auto site =
       std::make_unique<AcceptSite>(std::move(name), context_.shared.log,
                                    peer_objects != nullptr ? peer_object_accepts_ : proxy_accepts_);
-  acceptors_.push_back({std::move(acceptor), peer_objects, tls, std::move(site)});
+  acceptors_.push_back({std::move(acceptor), peer_objects, tls, h2c, std::move(site)});
   return {};
 }
 
@@ -89,7 +89,7 @@ void Worker::admit(const Acceptor& listener, tcp::socket socket) {
                    serve_peer_objects(context_, cache_, std::move(socket), *listener.peer_objects),
                    asio::detached);
   } else {
-    asio::co_spawn(io_, serve_client(context_, cache_, std::move(socket), listener.tls),
+    asio::co_spawn(io_, serve_client(context_, cache_, std::move(socket), listener.tls, listener.h2c),
                    asio::detached);
   }
 }

@@ -30,7 +30,8 @@ class Worker {
   // endpoint. With `peer_objects`, the peer object listener speaking TLS with
   // it; with `tls`, a proxy listener speaking HTTPS (docs/tls.md).
   error_code listen(const tcp::endpoint& endpoint, tcp::endpoint& bound, std::string& failed_step,
-                    asio::ssl::context* peer_objects = nullptr, TlsListener* tls = nullptr);
+                    asio::ssl::context* peer_objects = nullptr, TlsListener* tls = nullptr,
+                    bool h2c = false);
   // Before start: the trust store for peers' object listeners (cluster.tls).
   void set_peer_tls(asio::ssl::context* tls) { pool_.set_peer_tls(tls); }
   void start();
@@ -54,6 +55,7 @@ class Worker {
     std::unique_ptr<tcp::acceptor> acceptor;
     asio::ssl::context* peer_objects = nullptr;
     TlsListener* tls = nullptr;
+    bool h2c = false;  // prior-knowledge HTTP/2 on a plain listener
     std::unique_ptr<AcceptSite> site;
   };
   void admit(const Acceptor& listener, tcp::socket socket);

@@ -29,22 +29,30 @@ std::string openssl_reason() {
   return text;
 }
 
-// HTTP/1.1 only until HTTP/2 is served: a client offering h2 alone gets no
+// The protocol the client offers that this listener prefers: h2 where HTTP/2
+// is on (`arg` non-null), else http/1.1. A client offering neither gets no
 // ALPN answer and may still speak HTTP/1.1 (RFC 7301 §3.2).
 int select_alpn(SSL*, const unsigned char** out, unsigned char* out_size, const unsigned char* in,
-                unsigned in_size, void*) {
-  static constexpr unsigned char kHttp11[] = "http/1.1";
+                unsigned in_size, void* arg) {
+  static constexpr std::string_view kH2 = "h2";
+  static constexpr std::string_view kHttp11 = "http/1.1";
+  const unsigned char* http11 = nullptr;
   for (unsigned at = 0; at < in_size;) {
     const unsigned size = in[at];
     if (at + 1 + size > in_size) break;
-    if (size == sizeof kHttp11 - 1 && std::memcmp(in + at + 1, kHttp11, size) == 0) {
+    const std::string_view name(reinterpret_cast<const char*>(in + at + 1), size);
+    if (arg != nullptr && name == kH2) {
       *out = in + at + 1;
       *out_size = static_cast<unsigned char>(size);
       return SSL_TLSEXT_ERR_OK;
     }
+    if (name == kHttp11) http11 = in + at + 1;
     at += 1 + size;
   }
-  return SSL_TLSEXT_ERR_NOACK;
+  if (http11 == nullptr) return SSL_TLSEXT_ERR_NOACK;
+  *out = http11;
+  *out_size = static_cast<unsigned char>(kHttp11.size());
+  return SSL_TLSEXT_ERR_OK;
 }
 
 int staple_ocsp(SSL* ssl, void* arg) {
@@ -75,7 +83,10 @@ bool read_ocsp(const std::filesystem::path& file, std::string& out, std::string&
 }
 
 // The rules every context of the listener shares; false with `failed` set.
-bool apply_rules(SSL_CTX* ctx, const config::ServerTlsConfig& c, std::string& failed) {
+// select_alpn's argument where h2 is offered; null where it is not.
+char kOfferH2;
+
+bool apply_rules(SSL_CTX* ctx, const config::ServerTlsConfig& c, bool http2, std::string& failed) {
   SSL_CTX_set_min_proto_version(
       ctx, c.min_version == config::TlsVersion::tls1_3 ? TLS1_3_VERSION : TLS1_2_VERSION);
   // No tickets: sessions resume from the server's cache, whose keys never
@@ -93,7 +104,7 @@ bool apply_rules(SSL_CTX* ctx, const config::ServerTlsConfig& c, std::string& fa
   // TLS 1.3 sends tickets after the handshake, by default two, each a cached
   // session here; one is all a client resumes with.
   SSL_CTX_set_num_tickets(ctx, c.session_cache_size > 0 ? 1 : 0);
-  SSL_CTX_set_alpn_select_cb(ctx, select_alpn, nullptr);
+  SSL_CTX_set_alpn_select_cb(ctx, select_alpn, http2 ? &kOfferH2 : nullptr);
   if (c.verify_client != config::VerifyClient::off) {
     const std::string ca = c.client_ca_file.string();
     STACK_OF(X509_NAME)* names = SSL_load_client_CA_file(ca.c_str());
@@ -123,7 +134,7 @@ int ServerTls::on_server_name(SSL* ssl, int*, void* arg) {
 }
 
 std::shared_ptr<const ServerTls> ServerTls::build(const config::ServerTlsConfig& config,
-                                                  std::string& failed) {
+                                                  bool http2, std::string& failed) {
   std::shared_ptr<ServerTls> out(new ServerTls());
   out->certificates_.reserve(config.certificates.size());
   for (std::size_t i = 0; i < config.certificates.size(); ++i) {
@@ -142,7 +153,7 @@ std::shared_ptr<const ServerTls> ServerTls::build(const config::ServerTlsConfig&
     }
     certificate.context = std::make_unique<ssl::context>(ssl::context::tls_server);
     SSL_CTX* ctx = certificate.context->native_handle();
-    if (!apply_rules(ctx, config, failed)) return nullptr;
+    if (!apply_rules(ctx, config, http2, failed)) return nullptr;
     boost::system::error_code ec;
     certificate.context->use_certificate_chain_file(c.cert_file.string(), ec);
     if (ec) {

@@ -28,9 +28,10 @@ class ServerTls {
   };
 
   // Null with `failed` naming the field ("certificates[1].key_file") and the
-  // reason when a file does not load or a rule is not OpenSSL's.
+  // reason when a file does not load or a rule is not OpenSSL's. `http2`:
+  // ALPN offers h2 before http/1.1.
   static std::shared_ptr<const ServerTls> build(const config::ServerTlsConfig& config,
-                                                std::string& failed);
+                                                bool http2, std::string& failed);
 
   ServerTls(const ServerTls&) = delete;
   ServerTls& operator=(const ServerTls&) = delete;

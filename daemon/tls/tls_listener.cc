@@ -17,7 +17,7 @@ const char* handshake_result_label(HandshakeResult r) {
 }
 
 bool TlsListener::reload(const config::ServerTlsConfig& config, std::string& failed) {
-  auto next = ServerTls::build(config, failed);
+  auto next = ServerTls::build(config, http2_, failed);
   if (!next) return false;
   std::lock_guard lock(mutex_);
   tls_ = std::move(next);

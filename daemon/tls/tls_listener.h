@@ -32,8 +32,9 @@ struct TlsListenerSnapshot {
 
 class TlsListener {
  public:
-  TlsListener(std::string listener, std::shared_ptr<const ServerTls> tls)
-      : listener_(std::move(listener)), tls_(std::move(tls)) {}
+  // `http2`: ALPN offers h2 here, on every set a reload builds too.
+  TlsListener(std::string listener, std::shared_ptr<const ServerTls> tls, bool http2)
+      : listener_(std::move(listener)), tls_(std::move(tls)), http2_(http2) {}
 
   // What a connection accepted now starts its handshake with; it holds the
   // set for its life, so a reload never pulls contexts from under it.
@@ -57,6 +58,7 @@ class TlsListener {
   std::string listener_;
   mutable std::mutex mutex_;
   std::shared_ptr<const ServerTls> tls_;
+  bool http2_;
   std::array<std::atomic<std::uint64_t>, kHandshakeResults> handshakes_{};
 };
 

@@ -26,7 +26,7 @@ bool ProxyTest::start_proxy(const ProxyOptions& options) {
     "node": {"id": "test-node"},
     "mode": ")" + options.mode + R"(",
     "workers": 2,
-    "listen": [{"address": "127.0.0.1", "port": 0)" + listen_tls + R"(}],
+    "listen": [{"address": "127.0.0.1", "port": 0)" + listen_tls + options.listen_json + R"(}],
     "admin": )" + options.admin_json + R"(,
     )" + reverse + options.extra_json + R"(
     "cache": {)" + options.cache_json + R"(

@@ -21,6 +21,7 @@ struct ProxyOptions {
   std::string reverse_tls_json{};  // reverse mode: the "tls" object, when the origin is https
   std::string admin_json = R"({"enabled": false})";  // the "admin" object
   std::string listen_tls_json{};  // the listener's "tls" object; empty: plain HTTP
+  std::string listen_json{};      // more fields of the listener, each preceded by a comma
 };
 
 class ProxyTest : public ::testing::Test {

@@ -17,6 +17,7 @@
 #include "tests/daemon/admin/metric_samples.h"
 #include "tests/daemon/integration/proxy_fixture.h"
 #include "tests/support/raw_client.h"
+#include "tests/support/run_program.h"
 #include "tests/support/test_pki.h"
 
 namespace sumcache::testing {
@@ -28,28 +29,6 @@ constexpr const char* kOpenssl = "/usr/bin/openssl";
 constexpr const char* kCurl = "/usr/bin/curl";
 constexpr std::chrono::seconds kDay = std::chrono::hours(24);
 constexpr std::uint64_t kLargeBytes = std::uint64_t{64} << 20;
-
-struct Finished {
-  int code = -1;  // -1: did not start, or did not end in time
-  std::string out;
-  std::string err;
-};
-
-// Runs argv[0] with the rest as its arguments to its end, stdin from `input` (else
-// /dev/null, which DaemonProcess gives every child).
-Finished run(std::vector<std::string> argv, const std::filesystem::path& input = {},
-             std::chrono::seconds timeout = 30s) {
-  std::filesystem::path program = argv.front();
-  argv.erase(argv.begin());
-  if (!input.empty()) {
-    argv.insert(argv.begin(), {"-c", R"(exec "$@" < "$0")", input.string(), program.string()});
-    program = "/bin/sh";
-  }
-  DaemonProcess process;
-  if (process.start(program, argv)) return {};
-  const auto exit = process.stop(0, timeout);
-  return {exit ? exit->code : -1, process.output(Output::out), process.output(Output::err)};
-}
 
 std::string read_file(const std::filesystem::path& path) {
   std::stringstream text;
@@ -120,7 +99,7 @@ class TlsListener : public ProxyTest {
     std::vector<std::string> argv = {kOpenssl,  "s_client",   "-connect", listener(),
                                      "-CAfile", pki_.ca_cert, "-ign_eof"};
     argv.insert(argv.end(), options.begin(), options.end());
-    return run(argv, request);
+    return run_program(argv, request);
   }
 
   // curl through the TLS proxy to `url`; the headers go to `headers` when given.
@@ -133,7 +112,7 @@ class TlsListener : public ProxyTest {
     if (!headers.empty()) argv.insert(argv.end(), {"-D", headers.string()});
     argv.insert(argv.end(), options.begin(), options.end());
     argv.push_back(url);
-    return run(argv);
+    return run_program(argv);
   }
 
   // The /metrics sample of `family` whose labels include every one of `labels` (each
@@ -278,7 +257,7 @@ TEST_F(TlsListener, ForwardProxyOverTlsMissesHitsAndTunnelsTheSameBytes) {
                 R"("forward": {"connect_ports": [)" + std::to_string(origin_.port()) + "]},"));
   const std::string url = origin_url("/obj/over-tls?size=300000&max_age=600");
   const auto direct = work_.path() / "direct.bin";
-  const Finished origin_run = run({kCurl, "-sS", "--noproxy", "*", "-o", direct.string(), url});
+  const Finished origin_run = run_program({kCurl, "-sS", "--noproxy", "*", "-o", direct.string(), url});
   ASSERT_EQ(origin_run.code, 0) << origin_run.err;
   const std::string expected = read_file(direct);
   ASSERT_EQ(expected.size(), 300000U);
@@ -327,7 +306,7 @@ TEST_F(TlsListener, PlainHttpOnTheTlsPortGets400AndTheConnectionCloses) {
   EXPECT_EQ(handshakes("plain_http", "1"), "1");
 
   // curl, told the proxy is plain, sees the same answer.
-  const Finished r = run({kCurl, "-sS", "--proxy", "http://" + listener(), "-o", "/dev/null", "-w",
+  const Finished r = run_program({kCurl, "-sS", "--proxy", "http://" + listener(), "-o", "/dev/null", "-w",
                           "%{http_code}", origin_url("/obj/plain?size=5")});
   EXPECT_EQ(r.out, "400") << r.err;
   EXPECT_EQ(handshakes("plain_http", "2"), "2");
@@ -425,7 +404,7 @@ TEST_F(TlsListener, ExpiryMetricIsEachCertificatesNotAfter) {
   ASSERT_TRUE(start_tls(R"({"certificates": [)" + certificate_json("a") + ", " +
                         certificate_json("b") + "]}"));
   // What the certificate itself says, as openssl reads it.
-  const Finished enddate = run({kOpenssl, "x509", "-enddate", "-noout", "-in", b.cert.string()});
+  const Finished enddate = run_program({kOpenssl, "x509", "-enddate", "-noout", "-in", b.cert.string()});
   ASSERT_EQ(enddate.code, 0) << enddate.err;
   std::tm tm{};
   std::istringstream(line_after(enddate.out, "notAfter=")) >>
@@ -442,7 +421,7 @@ TEST_F(TlsListener, AnOcspResponseIsStapledWhenTheClientAsks) {
   const IssuedCertificate site = issue("ocsp-site", {"localhost"});
   std::ofstream(work_.path() / "index.txt").flush();  // no entry: the status is "unknown"
   const Finished made =
-      run({kOpenssl, "ocsp", "-index", (work_.path() / "index.txt").string(), "-CA",
+      run_program({kOpenssl, "ocsp", "-index", (work_.path() / "index.txt").string(), "-CA",
            pki_.ca_cert.string(), "-rsigner", pki_.ca_cert.string(), "-rkey", pki_.ca_key.string(),
            "-issuer", pki_.ca_cert.string(), "-cert", site.cert.string(), "-ndays", "1", "-respout",
            (work_.path() / "ocsp-site.der").string()});
@@ -506,17 +485,17 @@ TEST_F(TlsListener, TheAdminEndpointSpeaksTlsWithAdminTls) {
   const std::string base = "127.0.0.1:" + std::to_string(admin);
   const auto body = work_.path() / "metrics.txt";
   const Finished metrics =
-      run({kCurl, "-sS", "--cacert", pki_.ca_cert.string(), "-o", body.string(), "-w",
+      run_program({kCurl, "-sS", "--cacert", pki_.ca_cert.string(), "-o", body.string(), "-w",
            "%{http_code}", "https://" + base + "/metrics"});
   EXPECT_EQ(metrics.code, 0) << metrics.err;
   EXPECT_EQ(metrics.out, "200");
   EXPECT_NE(read_file(body).find("sumcache_tls_handshakes_total"), std::string::npos)
       << read_file(body);
   // Not trusted without the test CA: the system store does not have it.
-  EXPECT_NE(run({kCurl, "-sS", "-o", "/dev/null", "https://" + base + "/metrics"}).code, 0);
+  EXPECT_NE(run_program({kCurl, "-sS", "-o", "/dev/null", "https://" + base + "/metrics"}).code, 0);
 
   const Finished plain =
-      run({kCurl, "-sS", "-o", body.string(), "-w", "%{http_code}", "http://" + base + "/metrics"});
+      run_program({kCurl, "-sS", "-o", body.string(), "-w", "%{http_code}", "http://" + base + "/metrics"});
   EXPECT_EQ(plain.out, "400") << plain.err;
   EXPECT_NE(read_file(body).find("this port speaks TLS (use https://)"), std::string::npos)
       << read_file(body);

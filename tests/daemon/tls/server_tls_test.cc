@@ -40,7 +40,7 @@ class ServerTlsBuild : public ::testing::Test {
 
 TEST_F(ServerTlsBuild, LoadsTheCertificateWithItsNamesAndExpiry) {
   std::string failed;
-  const auto tls = ServerTls::build(config(), failed);
+  const auto tls = ServerTls::build(config(), true, failed);
   ASSERT_NE(tls, nullptr) << failed;
   ASSERT_EQ(tls->certificates().size(), 1U);
   const auto& facts = tls->certificates()[0].facts;
@@ -55,7 +55,7 @@ TEST_F(ServerTlsBuild, AMissingCertificateNamesItsField) {
   auto c = config();
   c.certificates[0].cert_file = dir_.path() / "absent.pem";
   std::string failed;
-  EXPECT_EQ(ServerTls::build(c, failed), nullptr);
+  EXPECT_EQ(ServerTls::build(c, true, failed), nullptr);
   EXPECT_EQ(failed.rfind("certificates[0].cert_file " + c.certificates[0].cert_file.string(), 0),
             0U)
       << failed;
@@ -67,7 +67,7 @@ TEST_F(ServerTlsBuild, AKeyOfAnotherCertificateIsRefused) {
   // The CA's certificate with the server's key: a pair that does not match.
   c.certificates[1].cert_file = pki_.ca_cert;
   std::string failed;
-  EXPECT_EQ(ServerTls::build(c, failed), nullptr);
+  EXPECT_EQ(ServerTls::build(c, true, failed), nullptr);
   EXPECT_EQ(failed.rfind("certificates[1].key_file", 0), 0U) << failed;
 }
 
@@ -75,7 +75,7 @@ TEST_F(ServerTlsBuild, AnOcspFileThatIsNoResponseIsRefused) {
   auto c = config();
   c.certificates[0].ocsp_file = write("bad.ocsp", "not DER at all");
   std::string failed;
-  EXPECT_EQ(ServerTls::build(c, failed), nullptr);
+  EXPECT_EQ(ServerTls::build(c, true, failed), nullptr);
   EXPECT_NE(failed.find("not one DER OCSP response"), std::string::npos) << failed;
 }
 
@@ -83,13 +83,13 @@ TEST_F(ServerTlsBuild, ACipherListOpenSslDoesNotKnowIsRefused) {
   auto c = config();
   c.ciphers = "NO-SUCH-CIPHER";
   std::string failed;
-  EXPECT_EQ(ServerTls::build(c, failed), nullptr);
+  EXPECT_EQ(ServerTls::build(c, true, failed), nullptr);
   EXPECT_EQ(failed.rfind("ciphers: ", 0), 0U) << failed;
 }
 
 TEST_F(ServerTlsBuild, AFailedReloadKeepsTheRunningSet) {
   std::string failed;
-  TlsListener listener("127.0.0.1:1", ServerTls::build(config(), failed));
+  TlsListener listener("127.0.0.1:1", ServerTls::build(config(), true, failed), true);
   const auto before = listener.current();
   ASSERT_NE(before, nullptr) << failed;
   auto broken = config();
