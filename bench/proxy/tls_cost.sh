@@ -6,8 +6,10 @@
 # workers (default 1, pinned to CPU 1; wrk -t1 on CPU 0; -w N: CPUs 0..N-1), in front of the
 # harness's origin. Workloads: keep-alive hits at 1 KiB, 16 KiB and 256 KiB,
 # then full handshakes (a new connection per request: Connection: close).
-# -p h2: HTTP/2 by ALPN on both (nginx "http2" on its listener), h2load with
-# 64 streams per connection (-m 64) instead of wrk, and no handshake workload.
+# -p h2: HTTP/2 by ALPN on both (nginx "http2" on its listener), h2load on 8
+# connections with 64 streams each (-c8 -m64) instead of wrk, and no handshake
+# workload. Each load run is bounded by `timeout` (64 connections of 64 streams
+# of 256 KiB once kept nginx busy past h2load's -D).
 # Prints req/s and the server's CPU microseconds per request per run, then the
 # medians and sumcached/nginx ratios. Runs only on 127.0.0.1, on the harness's ports.
 set -euo pipefail
@@ -135,13 +137,14 @@ declare -A WORKLOAD=(
 wrk_run() {  # secs connections path [close]
   local headers=()
   [ "${4:-}" = close ] && headers=(-H "Connection: close")
-  BENCH_PATH=$3 BENCH_PREFIX="" BENCH_HOST="" taskset -c 0 wrk -t1 "$2" -d"$1"s \
+  BENCH_PATH=$3 BENCH_PREFIX="" BENCH_HOST="" timeout $(($1 + 15)) taskset -c 0 wrk -t1 "$2" -d"$1"s \
     "${headers[@]}" -s "$HARNESS/bench.lua" "https://127.0.0.1:$PORT"
 }
 # The same workload over HTTP/2, printed as bench.lua's RESULT line.
-h2load_run() {  # secs connections path
+h2load_run() {  # secs connections(unused: always 8) path
   local out
-  out=$(taskset -c 0 h2load -t1 -c "${2#-c}" -m 64 -D "$1" "https://127.0.0.1:$PORT$3" 2>&1)
+  out=$(timeout $(($1 + 15)) taskset -c 0 h2load -t1 -c 8 -m 64 -D "$1" \
+    "https://127.0.0.1:$PORT$3" 2>&1 || true)
   awk '/^finished in/ { rps = $4 } /^requests:/ { done = $8 }
     END { printf "RESULT requests=%d rps=%s\n", done, rps }' <<<"$out"
 }
