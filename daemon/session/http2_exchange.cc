@@ -108,10 +108,20 @@ awaitable<bool> Http2Exchange::wait(std::chrono::steady_clock::duration timeout)
 
 awaitable<Written> Http2Exchange::read_body(asio::mutable_buffer into,
                                             std::chrono::milliseconds timeout) {
+  // The loop only breaks, as in hand_over (GCC 12).
+  error_code ec;
   while (inbound_.size() == 0 && !inbound_ended_) {
-    if (closed_) co_return Written{asio::error::connection_reset, 0};
-    if (!co_await wait(timeout)) co_return Written{beast::error::timeout, 0};
+    if (closed_) {
+      ec = asio::error::connection_reset;
+      break;
+    }
+    const bool woken = co_await wait(timeout);
+    if (!woken) {
+      ec = beast::error::timeout;
+      break;
+    }
   }
+  if (ec) co_return Written{ec, 0};
   const std::size_t n = asio::buffer_copy(into, inbound_.data());
   inbound_.consume(n);
   if (n > 0) frames_.consume(id_, n);

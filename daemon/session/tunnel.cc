@@ -33,14 +33,16 @@ awaitable<void> to_origin(ClientExchange& client, beast::tcp_stream& origin,
 awaitable<void> to_client(beast::tcp_stream& origin, ClientExchange& client,
                           std::chrono::milliseconds idle) {
   std::vector<char> buffer(kTunnelBuffer);
+  bool client_gone = false;
   for (;;) {
     origin.expires_after(idle);
     auto [rec, n] = co_await origin.async_read_some(asio::buffer(buffer), use_nothrow);
     if (rec || n == 0) break;
     auto [wec, w] = co_await client.write_body(asio::buffer(buffer.data(), n), false);
-    if (wec) co_return;
+    client_gone = static_cast<bool>(wec);
+    if (client_gone) break;
   }
-  co_await client.write_body({}, true);
+  if (!client_gone) co_await client.write_body({}, true);
 }
 
 }  // namespace
