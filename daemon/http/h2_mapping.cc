@@ -1,28 +1,11 @@
 #include "daemon/http/h2_mapping.h"
 
-#include <algorithm>
 #include <charconv>
 
+#include "daemon/http/field_value.h"
 #include "daemon/http/hop_by_hop.h"
 
 namespace sumcache::daemon {
-namespace {
-
-std::string lowercase(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) {
-    return static_cast<char>(c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c);
-  });
-  return out;
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
-}  // namespace
 
 std::optional<H2ResponseHead> h2_response_head(std::string_view text) {
   const auto line_end = text.find("\r\n");
@@ -44,7 +27,7 @@ std::optional<H2ResponseHead> h2_response_head(std::string_view text) {
     if (line.empty()) break;
     const auto colon = line.find(':');
     if (colon == std::string_view::npos || colon == 0) return std::nullopt;
-    HeaderField field{lowercase(line.substr(0, colon)), std::string(trim(line.substr(colon + 1)))};
+    HeaderField field{to_lower(line.substr(0, colon)), std::string(trim_ows(line.substr(colon + 1)))};
     if (field.name == "connection") add_connection_options(field.value, named);
     all.push_back(std::move(field));
   }
@@ -58,7 +41,7 @@ std::variant<H2Target, std::string> h2_target(const H2Pseudo& pseudo,
                                               std::optional<std::string_view> host_field,
                                               bool absolute_form) {
   if (host_field && !pseudo.authority.empty() &&
-      lowercase(*host_field) != lowercase(pseudo.authority)) {
+      to_lower(*host_field) != to_lower(pseudo.authority)) {
     return std::string("Host names another authority than :authority");
   }
   const std::string host =
