@@ -62,10 +62,7 @@ awaitable<void> Http2Session::serve_stream(std::shared_ptr<Http2Exchange> stream
   unsigned status = 0;
   const bool absolute_form = settings->config.mode == config::Mode::forward;
   if (const auto malformed = stream->finish_head(absolute_form)) {
-    record.client = client_.address_text;
-    record.method = std::string(stream->request().method_string());
-    record.url = std::string(stream->request().target());
-    record.version = 20;
+    fill_record(record, *stream);
     record.result = CacheResult::error;
     status = co_await send_error(*stream, *settings, beast::http::status::bad_request,
                                  "malformed request: " + *malformed, 20);

@@ -88,16 +88,6 @@ awaitable<unsigned> dispatch(WorkerContext& worker, CacheService* cache, const S
   co_return result.status;
 }
 
-void fill_record(AccessRecord& record, const ClientExchange& client) {
-  const auto& req = client.request();
-  record.client = client.address_text();
-  record.method = std::string(req.method_string());
-  record.url = std::string(req.target());
-  record.version = req.version();
-  record.user_agent = std::string(req[beast::http::field::user_agent]);
-  record.referer = std::string(req[beast::http::field::referer]);
-}
-
 }  // namespace
 
 void note_peer_object_refusal(WorkerContext& worker, PeerObjectRefusal why,
@@ -145,6 +135,16 @@ awaitable<unsigned> answer_request(WorkerContext& worker, CacheService* cache,
                           : peer_check.owner_fetch ? PeerScope::owner_fetch
                                                    : PeerScope::store_only;
   co_return co_await dispatch(worker, cache, settings, client, record, scope);
+}
+
+void fill_record(AccessRecord& record, const ClientExchange& client) {
+  const auto& req = client.request();
+  record.client = client.address_text();
+  record.method = std::string(req.method_string());
+  record.url = std::string(req.target());
+  record.version = req.version();
+  record.user_agent = std::string(req[beast::http::field::user_agent]);
+  record.referer = std::string(req[beast::http::field::referer]);
 }
 
 void log_exchange(WorkerContext& worker, AccessRecord& record, unsigned status,

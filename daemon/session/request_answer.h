@@ -22,6 +22,10 @@ awaitable<unsigned> answer_request(WorkerContext& worker, CacheService* cache,
                                    const Settings& settings, ClientExchange& client,
                                    AccessRecord& record, bool peers_only);
 
+// The request's part of its access log line: client, method, URL, version,
+// User-Agent, Referer.
+void fill_record(AccessRecord& record, const ClientExchange& client);
+
 // The access log's line and the metrics for one finished exchange.
 void log_exchange(WorkerContext& worker, AccessRecord& record, unsigned status,
                   const ClientExchange& client, std::chrono::steady_clock::time_point started);

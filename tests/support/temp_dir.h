@@ -1,8 +1,9 @@
 #pragma once
 // TempDir: a fresh directory under /dev/shm (or the system temp dir), removed with everything
-// in it when the object goes away.
+// in it when the object goes away; and reading a file written there whole.
 
 #include <filesystem>
+#include <string>
 
 namespace sumcache::testing {
 
@@ -19,5 +20,8 @@ class TempDir {
  private:
   std::filesystem::path path_;
 };
+
+// The file's bytes; "" when it cannot be read.
+std::string read_file(const std::filesystem::path& path);
 
 }  // namespace sumcache::testing

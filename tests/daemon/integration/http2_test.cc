@@ -8,8 +8,8 @@
 #include <sstream>
 
 #include "tests/daemon/integration/proxy_fixture.h"
-#include "tests/support/deterministic_body.h"
 #include "tests/support/run_program.h"
+#include "tests/support/temp_dir.h"
 #include "tests/support/test_pki.h"
 
 namespace sumcache::testing {
@@ -21,12 +21,6 @@ constexpr const char* kCurl = "/usr/bin/curl";
 constexpr const char* kH2load = "/usr/bin/h2load";
 // Debian's, which has python3-h2's hpack (not a virtualenv's).
 constexpr const char* kPython = "/usr/bin/python3";
-
-std::string read_file(const std::filesystem::path& path) {
-  std::stringstream text;
-  text << std::ifstream(path, std::ios::binary).rdbuf();
-  return text.str();
-}
 
 // The value of `name` in curl's dumped head (-D), "" when absent.
 std::string field(const std::string& head, const std::string& name) {

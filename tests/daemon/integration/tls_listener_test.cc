@@ -18,6 +18,7 @@
 #include "tests/daemon/integration/proxy_fixture.h"
 #include "tests/support/raw_client.h"
 #include "tests/support/run_program.h"
+#include "tests/support/temp_dir.h"
 #include "tests/support/test_pki.h"
 
 namespace sumcache::testing {
@@ -29,12 +30,6 @@ constexpr const char* kOpenssl = "/usr/bin/openssl";
 constexpr const char* kCurl = "/usr/bin/curl";
 constexpr std::chrono::seconds kDay = std::chrono::hours(24);
 constexpr std::uint64_t kLargeBytes = std::uint64_t{64} << 20;
-
-std::string read_file(const std::filesystem::path& path) {
-  std::stringstream text;
-  text << std::ifstream(path, std::ios::binary).rdbuf();
-  return text.str();
-}
 
 // The rest of the first line of `text` that starts with `prefix`; "" when there is none.
 std::string line_after(const std::string& text, const std::string& prefix) {
