@@ -4,21 +4,20 @@
 // object requests"). It offers
 // what the session and its writers use (a Beast AsyncStream with a deadline),
 // so none of them needs to know which it is. The deadline lives on the TCP
-// layer in both cases, as Beast's ssl_stream<tcp_stream> arranges it.
+// layer in both cases (net/tls_stream.h).
 
-#include <boost/asio/ssl.hpp>
-#include <boost/beast/ssl.hpp>
 #include <chrono>
 #include <variant>
 
 #include "daemon/net/asio.h"
+#include "daemon/net/tls_stream.h"
 
 namespace sumcache::daemon {
 
 class ClientStream {
  public:
   using Plain = beast::tcp_stream;
-  using Tls = beast::ssl_stream<beast::tcp_stream>;
+  using Tls = TlsStream;
   using executor_type = Plain::executor_type;
 
   explicit ClientStream(tcp::socket socket)
@@ -40,7 +39,7 @@ class ClientStream {
 
   // On TLS, the end of the connection is TLS's close_notify (RFC 8446 §6.1):
   // without it a client cannot tell the end from a truncation (OpenSSL says
-  // "unexpected eof"). Asio's shutdown then waits for the client's own
+  // "unexpected eof"). The shutdown then waits for the client's own
   // close_notify or its close, bounded by `wait`. False on plain TCP: nothing sent.
   awaitable<bool> close_tls(std::chrono::steady_clock::duration wait) {
     Tls* stream = tls();

@@ -251,7 +251,7 @@ awaitable<void> serve_peer_objects(WorkerContext& worker, CacheService* cache, t
   // cannot finish it in time is not one this node waits for.
   client.stream.expires_after(settings->config.cluster.peer_head_timeout_ms);
   auto [ec] =
-      co_await client.stream.tls()->async_handshake(asio::ssl::stream_base::server, use_nothrow);
+      co_await client.stream.tls()->async_handshake(use_nothrow);
   if (ec) {
     note_peer_object_refusal(worker, PeerObjectRefusal::handshake, client.address_text,
                              "TLS handshake: " + ec.message());

@@ -128,19 +128,26 @@ awaitable<Written> Http2Exchange::read_body(asio::mutable_buffer into,
   co_return Written{error_code{}, n};
 }
 
-ssize_t Http2Exchange::provide(std::uint8_t* buf, std::size_t length, std::uint32_t* flags) {
+ssize_t Http2Exchange::provide(std::size_t length, std::uint32_t* flags) {
   const std::size_t n = std::min(length, pending_.size());
-  if (n > 0) std::memcpy(buf, pending_.data(), n);
-  pending_.remove_prefix(n);
-  if (pending_.empty()) {
-    if (last_) {
-      *flags |= NGHTTP2_DATA_FLAG_EOF;
-      ended_ = true;
-    }
-    wake();
-    if (n == 0 && !last_) return NGHTTP2_ERR_DEFERRED;
+  if (n == pending_.size() && last_) {
+    *flags |= NGHTTP2_DATA_FLAG_EOF;
+    ended_ = true;
   }
+  if (n == 0 && !last_) {
+    wake();
+    return NGHTTP2_ERR_DEFERRED;
+  }
+  // The bytes stay where the writer has them until emit() puts them in the
+  // connection's write batch: one copy, not one into nghttp2 and one out.
+  *flags |= NGHTTP2_DATA_FLAG_NO_COPY;
   return static_cast<ssize_t>(n);
+}
+
+void Http2Exchange::emit(std::string& out, std::size_t length) {
+  out.append(pending_.data(), length);
+  pending_.remove_prefix(length);
+  if (pending_.empty()) wake();
 }
 
 awaitable<Written> Http2Exchange::hand_over(asio::const_buffer body, bool last) {

@@ -47,8 +47,11 @@ class Http2Exchange final : public ClientExchange {
   bool add_body(const std::uint8_t* data, std::size_t size);
   void end_body();
   void closed();
-  // nghttp2's data source: copies what the writer handed over.
-  ssize_t provide(std::uint8_t* buf, std::size_t length, std::uint32_t* flags);
+  // nghttp2's data source: how many of the bytes the writer handed over the
+  // next DATA frame carries (at most `length`), and whether it ends the body.
+  ssize_t provide(std::size_t length, std::uint32_t* flags);
+  // That frame goes out: its `length` bytes are appended to `out`.
+  void emit(std::string& out, std::size_t length);
   // The handler returned: a response it did not finish is reset, and body
   // bytes still buffered go back to the connection's window.
   void finish();

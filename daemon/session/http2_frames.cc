@@ -45,9 +45,13 @@ struct Http2Callbacks {
   static int stream_close(nghttp2_session*, std::int32_t id, std::uint32_t, void* user) {
     return of(user).on_stream_close(id);
   }
-  static ssize_t read_data(nghttp2_session*, std::int32_t, std::uint8_t* buf, std::size_t length,
+  static ssize_t read_data(nghttp2_session*, std::int32_t, std::uint8_t*, std::size_t length,
                            std::uint32_t* flags, nghttp2_data_source* source, void*) {
-    return static_cast<Http2Exchange*>(source->ptr)->provide(buf, length, flags);
+    return static_cast<Http2Exchange*>(source->ptr)->provide(length, flags);
+  }
+  static int send_data(nghttp2_session*, nghttp2_frame* frame, const std::uint8_t* head,
+                       std::size_t length, nghttp2_data_source* source, void* user) {
+    return of(user).on_send_data(*frame, head, length, *static_cast<Http2Exchange*>(source->ptr));
   }
 };
 
@@ -69,6 +73,7 @@ Http2Frames::Http2Frames(const config::LimitsConfig& limits, Http2Stats& stats,
   nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, &Http2Callbacks::frame_recv);
   nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, &Http2Callbacks::data_chunk);
   nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, &Http2Callbacks::stream_close);
+  nghttp2_session_callbacks_set_send_data_callback(callbacks, &Http2Callbacks::send_data);
   nghttp2_option* option = nullptr;
   nghttp2_option_new(&option);
   // The window opens as handlers read (consume), so a client cannot make a
@@ -208,6 +213,19 @@ int Http2Frames::on_stream_close(std::int32_t id) {
   return 0;
 }
 
+int Http2Frames::on_send_data(const nghttp2_frame& frame, const std::uint8_t* head,
+                              std::size_t length, Http2Exchange& stream) {
+  // Only take_output asks nghttp2 for frames, so the batch is there.
+  std::string& out = *batch_;
+  constexpr std::size_t kFrameHead = 9;
+  out.append(reinterpret_cast<const char*>(head), kFrameHead);
+  const std::size_t padding = frame.data.padlen;
+  if (padding > 0) out.push_back(static_cast<char>(padding - 1));
+  stream.emit(out, length);
+  if (padding > 1) out.append(padding - 1, '\0');
+  return out.size() >= batch_limit_ ? NGHTTP2_ERR_PAUSE : 0;
+}
+
 bool Http2Frames::submit_head(Http2Exchange& stream, const H2ResponseHead& head, bool body,
                               bool interim) {
   const std::string status = std::to_string(head.status);
@@ -255,12 +273,15 @@ bool Http2Frames::receive(const std::uint8_t* data, std::size_t size) {
 }
 
 void Http2Frames::take_output(std::string& out, std::size_t limit) {
+  batch_ = &out;
+  batch_limit_ = limit;
   while (out.size() < limit) {
     const std::uint8_t* data = nullptr;
     const auto n = nghttp2_session_mem_send(session_, &data);
-    if (n <= 0) return;
+    if (n <= 0) break;
     out.append(reinterpret_cast<const char*>(data), static_cast<std::size_t>(n));
   }
+  batch_ = nullptr;
 }
 
 bool Http2Frames::over() const {

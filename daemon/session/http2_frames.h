@@ -86,6 +86,10 @@ class Http2Frames {
   int on_frame_recv(const nghttp2_frame& frame);
   int on_data(std::int32_t id, const std::uint8_t* data, std::size_t size);
   int on_stream_close(std::int32_t id);
+  // A DATA frame whose body nghttp2 did not copy: its head and the
+  // stream's bytes go straight into the batch take_output is filling.
+  int on_send_data(const nghttp2_frame& frame, const std::uint8_t* head, std::size_t length,
+                   Http2Exchange& stream);
 
   const config::LimitsConfig limits_;
   Http2Stats& stats_;
@@ -94,6 +98,8 @@ class Http2Frames {
   const std::string& address_text_;
   Hooks hooks_;
   nghttp2_session* session_ = nullptr;
+  std::string* batch_ = nullptr;  // while take_output runs
+  std::size_t batch_limit_ = 0;
   std::map<std::int32_t, std::shared_ptr<Http2Exchange>> streams_;
   bool ended_ = false;  // GOAWAY submitted by go_away
   bool header_block_open_ = false;

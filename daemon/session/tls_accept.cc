@@ -79,7 +79,7 @@ awaitable<std::optional<TlsAccepted>> accept_tls(ProxyShared& shared, TlsListene
   TlsAccepted accepted{ClientStream(ClientStream::Tls(std::move(socket), tls->initial())), tls};
   accepted.stream.tcp_layer().expires_at(deadline);
   auto [handshake_ec] =
-      co_await accepted.stream.tls()->async_handshake(asio::ssl::stream_base::server, use_nothrow);
+      co_await accepted.stream.tls()->async_handshake(use_nothrow);
   if (handshake_ec) {
     const bool timed_out = handshake_ec == beast::error::timeout;
     listener.count(timed_out ? HandshakeResult::timeout : HandshakeResult::failed);
