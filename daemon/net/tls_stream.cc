@@ -10,12 +10,15 @@ namespace {
 
 // A TLS record's most plaintext (RFC 8446 §5.1).
 constexpr std::size_t kRecordPlain = 16 * 1024;
-// Ciphertext read and not yet taken: a few records' worth.
-constexpr std::size_t kReadBuffer = 64 * 1024;
+// What one socket read takes. OpenSSL takes all of it before it asks for
+// more (a partial record waits in its own buffer), so a record's size is enough.
+constexpr std::size_t kReadBuffer = 16 * 1024;
+// What sealing adds to a record at most (header, TLS 1.2's explicit nonce, tag, padding).
+constexpr std::size_t kRecordOverhead = 64;
 
 // The BIO OpenSSL reads from and writes to: the State's buffers.
 struct BioState {
-  std::vector<char>* in;
+  const std::unique_ptr<char[]>* in;
   std::size_t* in_begin;
   std::size_t* in_end;
   bool* in_eof;
@@ -39,7 +42,7 @@ int bio_read(BIO* bio, char* data, int size) {
     return -1;
   }
   const std::size_t n = std::min(available, static_cast<std::size_t>(size));
-  std::memcpy(data, state->in->data() + *state->in_begin, n);
+  std::memcpy(data, state->in->get() + *state->in_begin, n);
   *state->in_begin += n;
   return static_cast<int>(n);
 }
@@ -87,7 +90,8 @@ TlsStream::TlsStream(tcp::socket socket, asio::ssl::context& context)
     : state_(std::make_unique<State>(std::move(socket), context)) {}
 
 TlsStream::State::State(tcp::socket tcp_socket, asio::ssl::context& context)
-    : socket(std::move(tcp_socket)), ssl(SSL_new(context.native_handle())), in(kReadBuffer) {
+    : socket(std::move(tcp_socket)), ssl(SSL_new(context.native_handle())),
+      in(new char[kReadBuffer]) {
   if (!ssl) throw std::bad_alloc();
   BIO* bio = BIO_new(buffer_bio_method());
   if (bio == nullptr) throw std::bad_alloc();
@@ -130,12 +134,24 @@ void TlsStream::State::seal_now(const char* data, std::size_t size, error_code& 
 
 asio::mutable_buffer TlsStream::State::read_room() {
   if (in_begin == in_end) in_begin = in_end = 0;
-  if (in_end == in.size() && in_begin > 0) {
-    std::memmove(in.data(), in.data() + in_begin, in_end - in_begin);
+  if (in_end == kReadBuffer && in_begin > 0) {
+    std::memmove(in.get(), in.get() + in_begin, in_end - in_begin);
     in_end -= in_begin;
     in_begin = 0;
   }
-  return asio::buffer(in.data() + in_end, in.size() - in_end);
+  return asio::buffer(in.get() + in_end, kReadBuffer - in_end);
+}
+
+void TlsStream::State::reserve_output(std::size_t plain) {
+  out.reserve(out.size() + plain + (plain / kRecordPlain + 2) * kRecordOverhead);
+}
+
+void TlsStream::State::sent() {
+  if (sending.capacity() > kRecordPlain + kRecordOverhead) {
+    std::string().swap(sending);
+  } else {
+    sending.clear();
+  }
 }
 
 asio::const_buffer TlsStream::State::take_output() {

@@ -19,7 +19,6 @@
 #include <boost/asio/ssl/error.hpp>
 #include <memory>
 #include <string>
-#include <vector>
 
 #include "daemon/net/asio.h"
 
@@ -83,7 +82,7 @@ class TlsStream {
     State(tcp::socket tcp_socket, asio::ssl::context& context);
     beast::tcp_stream socket;
     std::unique_ptr<SSL, SslFree> ssl;
-    std::vector<char> in;  // ciphertext read: [in_begin, in_end) not yet taken by OpenSSL
+    std::unique_ptr<char[]> in;  // ciphertext read: [in_begin, in_end) not yet taken by OpenSSL
     std::size_t in_begin = 0;
     std::size_t in_end = 0;
     bool in_eof = false;   // the client closed its side
@@ -96,6 +95,10 @@ class TlsStream {
     std::size_t seal(const ConstBufferSequence& buffers, error_code& ec);
     void seal_piece(const char* data, std::size_t size, std::size_t& taken, error_code& ec);
     void seal_now(const char* data, std::size_t size, error_code& ec);
+    // Room in `out` for `plain` bytes sealed, so that it grows once.
+    void reserve_output(std::size_t plain);
+    // A socket write ended: a large batch's buffer is not kept by an idle connection.
+    void sent();
     // Room for the next socket read; false when the buffer is full of ciphertext OpenSSL did not take.
     asio::mutable_buffer read_room();
     // Moves `out` to `sending`: the bytes the next socket write carries.
@@ -167,6 +170,7 @@ class TlsStream {
 
 template <class ConstBufferSequence>
 std::size_t TlsStream::State::seal(const ConstBufferSequence& buffers, error_code& ec) {
+  reserve_output(std::min(asio::buffer_size(buffers), kMaxWritePlain));
   std::size_t taken = 0;
   for (auto it = asio::buffer_sequence_begin(buffers);
        it != asio::buffer_sequence_end(buffers) && taken < kMaxWritePlain && !ec; ++it) {
@@ -208,7 +212,7 @@ void TlsStream::ReadOp::operator()(Self& self, error_code ec, std::size_t got) {
 template <class Self>
 void TlsStream::WriteOp::operator()(Self& self, error_code ec, std::size_t) {
   if (waited) {
-    s->sending.clear();
+    s->sent();
     return self.complete(ec, ec ? 0 : taken);
   }
   if (seal_error || s->out.empty()) return finish(self, false, seal_error, std::size_t{0});
@@ -222,7 +226,7 @@ void TlsStream::HandshakeOp::operator()(Self& self, error_code ec, std::size_t g
     case Step::start:
       break;
     case Step::sent:
-      s->sending.clear();
+      s->sent();
       if (failed || ec) return self.complete(failed ? failed : ec);
       break;
     case Step::read:
@@ -264,7 +268,7 @@ void TlsStream::ShutdownOp::operator()(Self& self, error_code ec, std::size_t go
       return asio::async_write(s->socket, s->take_output(), std::move(self));
     }
     case Step::sent:
-      s->sending.clear();
+      s->sent();
       if (ec) return self.complete(ec);
       break;
     case Step::read:
