@@ -65,11 +65,8 @@ class TlsStream {
 
   template <class ConstBufferSequence, class Token>
   auto async_write_some(const ConstBufferSequence& buffers, Token&& token) {
-    State& s = *state_;
-    error_code ec;
-    const std::size_t taken = s.seal(buffers, ec);
     return asio::async_compose<Token, void(error_code, std::size_t)>(
-        WriteOp{&s, taken, ec}, token, s.socket);
+        WriteOp<ConstBufferSequence>{state_.get(), buffers}, token, state_->socket);
   }
 
  private:
@@ -138,11 +135,12 @@ class TlsStream {
     void operator()(Self& self, error_code ec = {}, std::size_t got = 0);
   };
 
+  template <class ConstBufferSequence>
   struct WriteOp {
-    WriteOp(State* state, std::size_t n, error_code ec) : s(state), taken(n), seal_error(ec) {}
+    WriteOp(State* state, const ConstBufferSequence& b) : s(state), buffers(b) {}
     State* s;
-    std::size_t taken;
-    error_code seal_error;
+    ConstBufferSequence buffers;
+    std::size_t taken = 0;
     bool waited = false;
     template <class Self>
     void operator()(Self& self, error_code ec = {}, std::size_t = 0);
@@ -209,13 +207,15 @@ void TlsStream::ReadOp::operator()(Self& self, error_code ec, std::size_t got) {
   finish(self, waited, s->failure(result), std::size_t{0});
 }
 
+template <class ConstBufferSequence>
 template <class Self>
-void TlsStream::WriteOp::operator()(Self& self, error_code ec, std::size_t) {
+void TlsStream::WriteOp<ConstBufferSequence>::operator()(Self& self, error_code ec, std::size_t) {
   if (waited) {
     s->sent();
     return self.complete(ec, ec ? 0 : taken);
   }
-  if (seal_error || s->out.empty()) return finish(self, false, seal_error, std::size_t{0});
+  taken = s->seal(buffers, ec);
+  if (ec || s->out.empty()) return finish(self, false, ec, std::size_t{0});
   waited = true;
   asio::async_write(s->socket, s->take_output(), std::move(self));
 }
