@@ -142,6 +142,16 @@ asio::mutable_buffer TlsStream::State::read_room() {
   return asio::buffer(in.get() + in_end, kReadBuffer - in_end);
 }
 
+bool TlsStream::State::took(const error_code& ec, std::size_t got) {
+  if (ec == asio::error::eof) {
+    in_eof = true;
+  } else if (ec) {
+    return false;
+  }
+  in_end += got;
+  return true;
+}
+
 void TlsStream::State::reserve_output(std::size_t plain) {
   out.reserve(out.size() + plain + (plain / kRecordPlain + 2) * kRecordOverhead);
 }

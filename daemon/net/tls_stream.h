@@ -96,8 +96,11 @@ class TlsStream {
     void reserve_output(std::size_t plain);
     // A socket write ended: a large batch's buffer is not kept by an idle connection.
     void sent();
-    // Room for the next socket read; false when the buffer is full of ciphertext OpenSSL did not take.
+    // Room for the next socket read; empty when the buffer is full of ciphertext OpenSSL did not take.
     asio::mutable_buffer read_room();
+    // A socket read into read_room() ended: its bytes join those OpenSSL reads,
+    // the client's end of stream is noted. False for any other error.
+    bool took(const error_code& ec, std::size_t got);
     // Moves `out` to `sending`: the bytes the next socket write carries.
     asio::const_buffer take_output();
     // The error of an OpenSSL call that failed with `result`.
@@ -183,14 +186,7 @@ std::size_t TlsStream::State::seal(const ConstBufferSequence& buffers, error_cod
 
 template <class Self>
 void TlsStream::ReadOp::operator()(Self& self, error_code ec, std::size_t got) {
-  if (waited) {
-    if (ec == asio::error::eof) {
-      s->in_eof = true;
-    } else if (ec) {
-      return self.complete(ec, 0);
-    }
-    s->in_end += got;
-  }
+  if (waited && !s->took(ec, got)) return self.complete(ec, 0);
   if (into.size() == 0) return finish(self, waited, error_code{}, std::size_t{0});
   ERR_clear_error();
   std::size_t n = 0;
@@ -230,12 +226,7 @@ void TlsStream::HandshakeOp::operator()(Self& self, error_code ec, std::size_t g
       if (failed || ec) return self.complete(failed ? failed : ec);
       break;
     case Step::read:
-      if (ec == asio::error::eof) {
-        s->in_eof = true;
-      } else if (ec) {
-        return self.complete(ec);
-      }
-      s->in_end += got;
+      if (!s->took(ec, got)) return self.complete(ec);
       break;
   }
   const bool waited = step != Step::start;
@@ -272,12 +263,7 @@ void TlsStream::ShutdownOp::operator()(Self& self, error_code ec, std::size_t go
       if (ec) return self.complete(ec);
       break;
     case Step::read:
-      if (ec == asio::error::eof) {
-        s->in_eof = true;
-      } else if (ec) {
-        return self.complete(ec);
-      }
-      s->in_end += got;
+      if (!s->took(ec, got)) return self.complete(ec);
       break;
   }
   // Until the client's close_notify: what it still sends is read and dropped.
